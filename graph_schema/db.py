@@ -1,0 +1,71 @@
+"""Connecting to Neo4j and running transactions with retries.
+
+Every read and write of the project goes through `read()` / `write()`: the driver's managed
+transactions retry transient errors (deadlocks, leader switches) with backoff, and connection
+failures come out as `GraphUnavailable` with a sentence saying what to do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import neo4j
+from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
+
+from graph_schema.errors import GraphUnavailable
+from graph_schema.settings import Settings, get_settings
+
+T = TypeVar("T")
+
+UNAVAILABLE = "The graph database is unavailable, try again in a moment."
+
+
+def open_driver(settings: Settings | None = None) -> neo4j.Driver:
+    settings = settings or get_settings()
+    user, password = settings.neo4j_auth()
+    return neo4j.GraphDatabase.driver(
+        settings.bolt_uri,
+        auth=(user, password),
+        max_transaction_retry_time=settings.neo4j_retry_attempts * 6.0,
+        connection_acquisition_timeout=30.0,
+        notifications_min_severity="OFF",
+    )
+
+
+def _translate(error: Exception, uri: str) -> GraphUnavailable:
+    if isinstance(error, AuthError):
+        return GraphUnavailable(
+            f"Neo4j at {uri} refused the credentials. Check NEO4J_USERNAME and NEO4J_PASSWORD, "
+            "or unset NEO4J_URI to use the local server that `subtext neo4j start` runs."
+        )
+    return GraphUnavailable(
+        f"{UNAVAILABLE} (Neo4j at {uri} did not answer; `subtext neo4j start` starts the local one.)"
+    )
+
+
+def write(driver: neo4j.Driver, work: Callable[..., T], *args: Any, database: str | None = None, **kwargs: Any) -> T:
+    """Run `work(tx, *args, **kwargs)` in one write transaction, retried on transient errors."""
+    try:
+        with driver.session(database=database or get_settings().neo4j_database) as session:
+            return session.execute_write(work, *args, **kwargs)
+    except (ServiceUnavailable, SessionExpired, AuthError, OSError) as e:
+        raise _translate(e, get_settings().bolt_uri) from e
+
+
+def read(driver: neo4j.Driver, work: Callable[..., T], *args: Any, database: str | None = None, **kwargs: Any) -> T:
+    """Run `work(tx, *args, **kwargs)` in one read transaction, retried on transient errors."""
+    try:
+        with driver.session(database=database or get_settings().neo4j_database) as session:
+            return session.execute_read(work, *args, **kwargs)
+    except (ServiceUnavailable, SessionExpired, AuthError, OSError) as e:
+        raise _translate(e, get_settings().bolt_uri) from e
+
+
+def check_connection(driver: neo4j.Driver) -> str:
+    """The server's version; raises GraphUnavailable when it cannot be reached."""
+    try:
+        info = driver.get_server_info()
+        return info.agent
+    except (ServiceUnavailable, SessionExpired, AuthError, OSError) as e:
+        raise _translate(e, get_settings().bolt_uri) from e

@@ -1,0 +1,43 @@
+"""The one error tree of subtext.
+
+    SubtextError                  anything subtext reports to a person or an assistant
+    ├── GraphUnavailable          Neo4j cannot be reached or refused the credentials
+    ├── PageNotFound              a slug that does not exist in this graph (or is out of scope)
+    ├── InvalidRequest            a call whose arguments cannot be honoured
+    └── DocumentError             one document could not be read or parsed (names file and reason)
+
+Messages are sentences that say what to do next; third-party errors are wrapped at the
+boundary with `raise ... from e`.
+"""
+
+from __future__ import annotations
+
+
+class SubtextError(Exception):
+    """Base of every error subtext raises on purpose."""
+
+
+class GraphUnavailable(SubtextError):
+    """The graph database cannot be reached."""
+
+
+class PageNotFound(SubtextError):
+    def __init__(self, slug: str) -> None:
+        self.slug = slug
+        super().__init__(
+            f"No page has the slug {slug!r}. Do not guess slugs: look it up with search or "
+            "graph_snapshot and use the slug they return."
+        )
+
+
+class InvalidRequest(SubtextError):
+    """Arguments that cannot be honoured; the message says which and why."""
+
+
+class DocumentError(SubtextError):
+    """A document that cannot be ingested; `reason` is shown on its source and in Dagster."""
+
+    def __init__(self, source_key: str, reason: str) -> None:
+        self.source_key = source_key
+        self.reason = reason
+        super().__init__(f"{source_key}: {reason}")

@@ -1,0 +1,258 @@
+"""Pydantic models of everything that moves between the pipeline stages, the graph and the tools.
+
+Pipeline stages:  ParsedDocument -> ExtractedDocument -> ResolvedDocument -> MergeOutcome
+Graph reads:      PageSummary, PageDetail, FactView, BriefView, SearchResult
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from graph_schema.kinds import PageKind, SourceKind
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# --------------------------------------------------------------------------- pipeline stages
+
+
+class Chunk(Model):
+    index: int
+    start: int  # character offsets into ParsedDocument.text
+    end: int
+
+
+class ParsedDocument(Model):
+    """One source after parsing. `failure` set means it could not be read; the rest is empty then."""
+
+    source_id: str
+    key: str  # path in the upload folder (documents) or a generated key (submissions)
+    kind: SourceKind = SourceKind.DOCUMENT
+    title: str = ""
+    format: str = ""
+    content_hash: str = ""
+    text: str = ""  # for .txt/.md/.rst this is the file's own text, so spans index the file
+    chunks: list[Chunk] = Field(default_factory=list)
+    element_count: int = 0
+    focus: str | None = None  # title of the focus area (the upload subfolder) it is filed under
+    author: str | None = None
+    anchor_slug: str | None = None  # edit_page_body's anchor page
+    truncated_reason: str | None = None
+    failure: str | None = None
+    unchanged: bool = False  # already ingested with this exact content: nothing to do
+    previous_hash: str | None = None  # content hash of the version already in the graph, if any
+
+
+class EntityMention(Model):
+    start: int
+    end: int
+    surface: str
+
+
+class DocumentEntity(Model):
+    """One thing a document talks about, after in-document coreference of its mentions."""
+
+    name: str  # the fullest name the document uses
+    kind: PageKind
+    aliases: list[str] = Field(default_factory=list)  # every other surface form seen
+    mentions: list[EntityMention] = Field(default_factory=list)
+    context: str = ""  # a few sentences about it from this document (embedded for resolution)
+
+
+class CandidateFact(Model):
+    text: str
+    start: int
+    end: int
+    entities: list[int]  # indexes into ExtractedDocument.entities
+
+
+class ExtractedDocument(Model):
+    parsed: ParsedDocument
+    entities: list[DocumentEntity] = Field(default_factory=list)
+    facts: list[CandidateFact] = Field(default_factory=list)
+
+
+ResolutionMethod = Literal["slug", "alias", "fuzzy", "embedding", "new", "you", "focus"]
+
+
+class EntityResolution(Model):
+    entity: int  # index into ExtractedDocument.entities
+    slug: str
+    title: str
+    kind: PageKind
+    method: ResolutionMethod
+    score: float = 1.0
+    evidence: str = ""  # a sentence a person can read: why this page
+    new_alias: str | None = None  # the surface form this merge added to the page, if any
+    embedding: list[float] | None = None  # only for new pages
+
+
+class ReviewPair(Model):
+    """Neither merged nor silently split: recorded as POSSIBLY_SAME for a person to review."""
+
+    slug: str
+    other_slug: str
+    score: float
+    evidence: str
+
+
+class ResolvedDocument(Model):
+    extracted: ExtractedDocument
+    resolutions: list[EntityResolution] = Field(default_factory=list)
+    review_pairs: list[ReviewPair] = Field(default_factory=list)
+    focus_slug: str | None = None  # the focus page the source is filed under
+
+
+class MergeOutcome(Model):
+    source_id: str
+    key: str
+    status: Literal["ingested", "unchanged", "failed"]
+    reason: str | None = None
+    pages_created: list[str] = Field(default_factory=list)
+    pages_updated: list[str] = Field(default_factory=list)
+    facts_added: int = 0
+    mentions: int = 0
+    focus_created: str | None = None
+
+
+# --------------------------------------------------------------------------- graph reads
+
+
+class PageRef(Model):
+    slug: str
+    title: str
+    kind: PageKind
+
+
+class PageSummary(PageRef):
+    preview: str = ""
+
+
+class SourceRef(Model):
+    source_id: str
+    key: str
+    kind: SourceKind
+    title: str = ""
+    author: str | None = None
+    start: int | None = None
+    end: int | None = None
+
+
+class FactView(Model):
+    id: str
+    text: str
+    first_seen: datetime | None = None
+    sources: list[SourceRef] = Field(default_factory=list)
+
+
+class LinkView(Model):
+    type: Literal["RELATES_TO", "IN_CONTEXT", "POSSIBLY_SAME"]
+    direction: Literal["out", "in", "both"] = "both"
+    page: PageRef
+
+
+class PageDetail(PageRef):
+    body: str = ""
+    aliases: list[str] = Field(default_factory=list)
+    facts: list[FactView] = Field(default_factory=list)
+    facts_total: int = 0
+    links: list[LinkView] = Field(default_factory=list)
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+class SearchHit(PageSummary):
+    score: float
+
+
+class SearchResult(Model):
+    mode: Literal["semantic", "fulltext", "none"]
+    results: list[SearchHit] = Field(default_factory=list)
+
+
+class BriefView(Model):
+    text: str
+    sources: list[PageRef] = Field(default_factory=list)
+    graph_version: int = 0
+    built_at: datetime | None = None
+    cached: bool = False
+
+
+# --------------------------------------------------------------------------- the merge plan
+
+
+class PageUpsert(Model):
+    slug: str
+    title: str
+    kind: PageKind
+    aliases: list[str] = Field(default_factory=list)  # surface forms to add to the page
+    name_keys: list[str] = Field(default_factory=list)  # normalised names resolution matches on
+    embedding: list[float] | None = None  # set for new pages only
+    is_new: bool = False
+
+
+class MentionWrite(Model):
+    slug: str
+    starts: list[int]
+    ends: list[int]
+    surfaces: list[str]
+    method: str
+    score: float
+    evidence: str
+
+
+class FactWrite(Model):
+    id: str
+    text: str
+    start: int
+    end: int
+    slugs: list[str]
+
+
+class SourceWrite(Model):
+    id: str
+    key: str
+    kind: SourceKind
+    title: str
+    format: str
+    content_hash: str
+    status: str
+    reason: str | None = None
+    truncated_reason: str | None = None
+    author: str | None = None
+    focus_slug: str | None = None
+
+
+class ChunkWrite(Model):
+    id: str
+    index: int
+    start: int
+    end: int
+    text: str
+
+
+class DocumentWrite(Model):
+    """Everything one document adds to the graph, written in one transaction."""
+
+    source: SourceWrite
+    chunks: list[ChunkWrite] = Field(default_factory=list)
+    pages: list[PageUpsert] = Field(default_factory=list)
+    mentions: list[MentionWrite] = Field(default_factory=list)
+    facts: list[FactWrite] = Field(default_factory=list)
+    relations: list[tuple[str, str]] = Field(default_factory=list)  # RELATES_TO, slug pairs a < b
+    in_context: list[str] = Field(default_factory=list)  # slugs filed under source.focus_slug
+    review_pairs: list[ReviewPair] = Field(default_factory=list)
+
+
+class KnownPage(Model):
+    """What resolution needs to know of an existing page."""
+
+    slug: str
+    title: str
+    kind: PageKind
+    name_keys: list[str] = Field(default_factory=list)

@@ -1,0 +1,35 @@
+"""A person's graph: the Owner node (holding the graph version) and their `you` page."""
+
+from __future__ import annotations
+
+import neo4j
+
+ENSURE_OWNER = """
+MERGE (o:Owner {id: $owner})
+  ON CREATE SET o.owner = $owner, o.name = $name, o.version = 0, o.created_at = datetime()
+MERGE (you:Page {owner: $owner, slug: 'you'})
+  ON CREATE SET you:You, you.kind = 'you', you.title = $name, you.aliases = [], you.name_keys = [],
+                you.body = '', you.created_at = datetime(), you.updated_at = datetime()
+RETURN o.version AS version
+"""
+
+# Every write that changes what a reader can see bumps the version; caches (brief, compile)
+# remember the version they were built from and are rebuilt only when it moved.
+BUMP_VERSION = "MATCH (o:Owner {id: $owner}) SET o.version = o.version + 1 RETURN o.version AS version"
+
+GRAPH_VERSION = "MATCH (o:Owner {id: $owner}) RETURN o.version AS version"
+
+OWNER_EXISTS = "MATCH (o:Owner {id: $owner}) RETURN o.name AS name"
+
+
+def ensure_owner(tx: neo4j.ManagedTransaction, owner: str, name: str) -> int:
+    return tx.run(ENSURE_OWNER, owner=owner, name=name).single()["version"]
+
+
+def bump_version(tx: neo4j.ManagedTransaction, owner: str) -> int:
+    return tx.run(BUMP_VERSION, owner=owner).single()["version"]
+
+
+def graph_version(tx: neo4j.ManagedTransaction, owner: str) -> int:
+    record = tx.run(GRAPH_VERSION, owner=owner).single()
+    return record["version"] if record else 0

@@ -1,0 +1,99 @@
+"""Reading pages: one page in full, page references, and counts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import neo4j
+
+from graph_schema.kinds import PageKind, SourceKind
+from graph_schema.models import FactView, LinkView, PageDetail, PageRef, SourceRef
+
+GET_PAGE = """
+MATCH (p:Page {owner: $owner, slug: $slug})
+OPTIONAL MATCH (f:Fact)-[:ABOUT]->(p) WHERE NOT f.retired
+WITH p, f ORDER BY f.first_seen, f.position, f.id
+WITH p, collect(f) AS all_facts
+RETURN p {.slug, .title, .kind, .body, .aliases, .created_at, .updated_at} AS page,
+       size(all_facts) AS facts_total,
+       [f IN all_facts[..$max_facts] | {
+           id: f.id, text: f.text, first_seen: f.first_seen,
+           sources: [(f)-[r:FROM]->(s:Source {owner: $owner}) WHERE s.status <> 'retired' | {
+               source_id: s.id, key: s.key, kind: s.kind, title: s.title, author: s.author,
+               start: r.start, end: r.end}]
+       }] AS facts
+"""
+
+PAGE_LINKS = """
+MATCH (p:Page {owner: $owner, slug: $slug})-[r:RELATES_TO|IN_CONTEXT|POSSIBLY_SAME]-(q:Page {owner: $owner})
+RETURN type(r) AS type, startNode(r) = p AS outgoing, q.slug AS slug, q.title AS title, q.kind AS kind
+ORDER BY type, q.title
+LIMIT $max_links
+"""
+
+PAGE_REFS = """
+UNWIND $slugs AS slug
+MATCH (p:Page {owner: $owner, slug: slug})
+RETURN p.slug AS slug, p.title AS title, p.kind AS kind
+"""
+
+GRAPH_COUNTS = """
+CALL () { MATCH (n {owner: $owner}) RETURN count(n) AS nodes }
+CALL () { MATCH (n {owner: $owner})-[r]->() RETURN count(r) AS relationships }
+CALL () { MATCH (p:Page {owner: $owner}) RETURN count(p) AS pages }
+CALL () { MATCH (f:Fact {owner: $owner}) RETURN count(f) AS facts }
+CALL () { MATCH (s:Source {owner: $owner}) RETURN count(s) AS sources }
+RETURN nodes, relationships, pages, facts, sources
+"""
+
+
+def _native(value: Any) -> Any:
+    return value.to_native() if hasattr(value, "to_native") else value
+
+
+def get_page(tx: neo4j.ManagedTransaction, owner: str, slug: str, max_facts: int, max_links: int = 500) -> PageDetail | None:
+    record = tx.run(GET_PAGE, owner=owner, slug=slug, max_facts=max_facts).single()
+    if record is None:
+        return None
+    page = record["page"]
+    facts = [
+        FactView(
+            id=f["id"],
+            text=f["text"],
+            first_seen=_native(f["first_seen"]),
+            sources=[SourceRef(**{**s, "kind": SourceKind(s["kind"])}) for s in f["sources"]],
+        )
+        for f in record["facts"]
+    ]
+    links = [
+        LinkView(
+            type=r["type"],
+            direction="both" if r["type"] != "IN_CONTEXT" else ("out" if r["outgoing"] else "in"),
+            page=PageRef(slug=r["slug"], title=r["title"], kind=PageKind(r["kind"])),
+        )
+        for r in tx.run(PAGE_LINKS, owner=owner, slug=slug, max_links=max_links)
+    ]
+    return PageDetail(
+        slug=page["slug"],
+        title=page["title"],
+        kind=PageKind(page["kind"]),
+        body=page["body"] or "",
+        aliases=page["aliases"] or [],
+        facts=facts,
+        facts_total=record["facts_total"],
+        links=links,
+        created_at=_native(page["created_at"]),
+        updated_at=_native(page["updated_at"]),
+    )
+
+
+def page_refs(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str]) -> list[PageRef]:
+    by_slug = {
+        r["slug"]: PageRef(slug=r["slug"], title=r["title"], kind=PageKind(r["kind"]))
+        for r in tx.run(PAGE_REFS, owner=owner, slugs=slugs)
+    }
+    return [by_slug[s] for s in slugs if s in by_slug]
+
+
+def graph_counts(tx: neo4j.ManagedTransaction, owner: str) -> dict[str, int]:
+    return dict(tx.run(GRAPH_COUNTS, owner=owner).single())

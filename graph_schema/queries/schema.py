@@ -1,0 +1,43 @@
+"""Constraints and indexes, created idempotently by `subtext init` and on first use."""
+
+from __future__ import annotations
+
+import neo4j
+
+from graph_schema.settings import get_settings
+
+PAGE_VECTOR_INDEX = "page_embedding"
+PAGE_FULLTEXT_INDEX = "page_text"
+
+CONSTRAINTS = [
+    "CREATE CONSTRAINT owner_id IF NOT EXISTS FOR (o:Owner) REQUIRE o.id IS UNIQUE",
+    "CREATE CONSTRAINT page_slug IF NOT EXISTS FOR (p:Page) REQUIRE (p.owner, p.slug) IS UNIQUE",
+    "CREATE CONSTRAINT source_id IF NOT EXISTS FOR (s:Source) REQUIRE (s.owner, s.id) IS UNIQUE",
+    "CREATE CONSTRAINT fact_id IF NOT EXISTS FOR (f:Fact) REQUIRE (f.owner, f.id) IS UNIQUE",
+    "CREATE CONSTRAINT chunk_id IF NOT EXISTS FOR (c:Chunk) REQUIRE (c.owner, c.id) IS UNIQUE",
+    "CREATE CONSTRAINT brief_owner IF NOT EXISTS FOR (b:Brief) REQUIRE b.owner IS UNIQUE",
+]
+
+INDEXES = [
+    "CREATE INDEX page_owner_kind IF NOT EXISTS FOR (p:Page) ON (p.owner, p.kind)",
+    "CREATE INDEX source_owner_key IF NOT EXISTS FOR (s:Source) ON (s.owner, s.key)",
+    f"CREATE FULLTEXT INDEX {PAGE_FULLTEXT_INDEX} IF NOT EXISTS FOR (p:Page) ON EACH [p.title, p.aliases, p.body]",
+]
+
+
+def vector_index_statement(dimensions: int) -> str:
+    # Index options cannot be parameters in Cypher; `dimensions` is an int from settings.
+    return (
+        f"CREATE VECTOR INDEX {PAGE_VECTOR_INDEX} IF NOT EXISTS FOR (p:Page) ON p.embedding "
+        f"OPTIONS {{indexConfig: {{`vector.dimensions`: {int(dimensions)}, "
+        "`vector.similarity_function`: 'cosine'}}"
+    )
+
+
+def create_schema(driver: neo4j.Driver) -> None:
+    """Create every constraint and index (each statement is a no-op when it exists), then wait for them."""
+    statements = [*CONSTRAINTS, *INDEXES, vector_index_statement(get_settings().embedding_dimensions)]
+    with driver.session(database=get_settings().neo4j_database) as session:
+        for statement in statements:
+            session.run(statement).consume()
+        session.run("CALL db.awaitIndexes(300)").consume()

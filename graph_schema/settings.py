@@ -1,0 +1,147 @@
+"""Every setting of subtext, with its default, in one place.
+
+Values come from `SUBTEXT_*` environment variables (and `NEO4J_URI` / `NEO4J_USERNAME` /
+`NEO4J_PASSWORD` for a Neo4j the person already runs). The CLI, the pipeline and the MCP
+server all read the same object through `get_settings()`.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import AliasChoices, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SUBTEXT_", extra="ignore")
+
+    # --- where things live -------------------------------------------------------------
+    state_dir: Path = Field(
+        default=PROJECT_ROOT / ".subtext",
+        description="Local state: the embedded Neo4j's data and password, Dagster storage, caches.",
+    )
+    upload_dir: Path = Field(
+        default=PROJECT_ROOT / "uploads",
+        description="The folder people drop documents into; its subfolders are focus areas.",
+    )
+    neo4j_lib_dir: Path = Field(
+        default=PROJECT_ROOT / "neo4j" / "lib",
+        description="Jars of the embedded Neo4j, resolved by Maven from neo4j/pom.xml.",
+    )
+
+    # --- the graph database ----------------------------------------------------------
+    # When NEO4J_URI is set, that server is used and the embedded one is never started.
+    neo4j_uri: str | None = Field(default=None, validation_alias=AliasChoices("NEO4J_URI", "SUBTEXT_NEO4J_URI"))
+    neo4j_username: str = Field(
+        default="neo4j", validation_alias=AliasChoices("NEO4J_USERNAME", "SUBTEXT_NEO4J_USERNAME")
+    )
+    neo4j_password: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("NEO4J_PASSWORD", "SUBTEXT_NEO4J_PASSWORD")
+    )
+    neo4j_database: str = Field(
+        default="neo4j", validation_alias=AliasChoices("NEO4J_DATABASE", "SUBTEXT_NEO4J_DATABASE")
+    )
+    local_neo4j_bolt_port: int = 7687
+    local_neo4j_http_port: int = 7474
+    local_neo4j_heap: str = Field(default="1g", description="JVM heap of the embedded Neo4j (-Xmx).")
+    local_neo4j_pagecache: str = Field(default="512m", description="Page cache of the embedded Neo4j.")
+    local_neo4j_start_timeout_s: float = 120.0
+    neo4j_retry_attempts: int = Field(default=5, description="Tries for a transaction that hits a transient error.")
+
+    # --- whose graph ---------------------------------------------------------------------
+    owner: str = Field(default="default", description="The person whose graph the CLI and stdio server act on.")
+    owner_name: str = Field(default="You", description="Display title of that person's 'you' page.")
+
+    # --- models ---------------------------------------------------------------------------
+    spacy_model: str = "en_core_web_sm"
+    spacy_batch_size: int = 32
+    embed_batch_size: int = 64
+    embedding_dimensions: int = 384
+
+    # --- ingestion limits ------------------------------------------------------------------
+    max_file_bytes: int = Field(default=20_000_000, description="Larger files are read up to this size and marked truncated.")
+    max_chunks_per_document: int = Field(default=2_000, description="Chunks past this are not processed; the source is marked truncated.")
+    chunk_target_chars: int = Field(default=1_500, description="Paragraphs are packed into chunks of about this size.")
+    max_fact_chars: int = Field(default=600, description="Longer sentences are cut to this length when stored as a fact.")
+    facts_embedded_per_page: int = Field(default=8, description="How many of a page's facts go into its embedding text.")
+
+    # --- resolution -----------------------------------------------------------------------------
+    fuzzy_merge_threshold: float = Field(default=92.0, description="Name similarity (0-100) at or above which a mention joins a page of the same kind.")
+    embedding_merge_threshold: float = Field(default=0.86, description="Cosine similarity at or above which a mention joins a page when names are close too.")
+    review_band_low: float = Field(default=0.72, description="Cosine similarity from which a non-merged pair is recorded as possibly the same.")
+
+    # --- reading ------------------------------------------------------------------------------
+    search_min_score: float = Field(default=0.30, description="Vector hits below this cosine score are ignored; full-text answers instead.")
+    preview_chars: int = 200
+    brief_max_pages: int = 12
+    get_page_max_facts: int = 200
+
+    # --- serving ------------------------------------------------------------------------------
+    mcp_host: str = "127.0.0.1"
+    mcp_port: int = 8765
+
+    # --- optional LLM ---------------------------------------------------------------------
+    llm_model: str | None = Field(default=None, description="A litellm model name; unset means no LLM is ever called.")
+
+    @property
+    def uses_embedded_neo4j(self) -> bool:
+        return self.neo4j_uri is None
+
+    @property
+    def local_neo4j_home(self) -> Path:
+        return self.state_dir / "neo4j"
+
+    @property
+    def dagster_home(self) -> Path:
+        """The folder holding dagster.yaml (the repository root)."""
+        return PROJECT_ROOT
+
+    @property
+    def dagster_storage_dir(self) -> Path:
+        return self.state_dir / "dagster"
+
+    @property
+    def bolt_uri(self) -> str:
+        return self.neo4j_uri or f"neo4j://127.0.0.1:{self.local_neo4j_bolt_port}"
+
+    def neo4j_auth(self) -> tuple[str, str]:
+        """Credentials: the configured ones, else the embedded server's generated password."""
+        if self.neo4j_password is not None:
+            return self.neo4j_username, self.neo4j_password.get_secret_value()
+        password_file = self.local_neo4j_home / "password"
+        if not password_file.exists():
+            from graph_schema.errors import GraphUnavailable
+
+            raise GraphUnavailable(
+                "No Neo4j password is known yet. Run `subtext neo4j start` to set up the local "
+                "server, or set NEO4J_URI, NEO4J_USERNAME and NEO4J_PASSWORD for your own."
+            )
+        return "neo4j", password_file.read_text().strip()
+
+
+def quiet_third_parties() -> None:
+    """Stop libraries from phoning home or reaching a model hub; nothing may leave the machine."""
+    os.environ.setdefault("DO_NOT_TRACK", "1")
+    os.environ.setdefault("SCARF_NO_ANALYTICS", "true")
+    os.environ.setdefault("UNSTRUCTURED_DISABLE_NOTICE", "1")
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    quiet_third_parties()
+    return Settings()
+
+
+def reset_settings() -> None:
+    """Forget the cached settings (tests change the environment between cases)."""
+    get_settings.cache_clear()

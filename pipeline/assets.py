@@ -1,0 +1,173 @@
+"""Dagster assets: one partition per source document, four stages, and the brief downstream.
+
+The assets only wire `pipeline.stages` and report what a person wants to see in the UI.
+A run may cover many documents at once (a single-run backfill): each stage then works on the
+whole batch, so models load once and spaCy and the embedder see full batches.
+"""
+
+
+import time
+import warnings
+
+from dagster import (
+    AssetExecutionContext,
+    BackfillPolicy,
+    DynamicPartitionsDefinition,
+    MaterializeResult,
+    MetadataValue,
+    ResourceParam,
+    asset,
+)
+
+from graph_schema.brief import brief_is_stale, rebuild_brief
+from graph_schema.models import ExtractedDocument, MergeOutcome, ParsedDocument, ResolvedDocument
+from graph_schema.settings import get_settings
+from pipeline.resources import GraphResource, ProgressReporter
+from pipeline.stages import extract_mentions, merge_documents, parse_sources, resolve_entities
+
+warnings.filterwarnings("ignore", message=".*backfill_policy.*")
+
+documents = DynamicPartitionsDefinition(name="documents")
+
+_PER_DOCUMENT = dict(
+    partitions_def=documents,
+    backfill_policy=BackfillPolicy.single_run(),
+    io_manager_key="stage_store",
+    group_name="ingest",
+)
+
+
+def _per_partition(context: AssetExecutionContext, metadata: dict[str, dict]) -> None:
+    """Metadata for each document of the batch, shown on that partition in the UI."""
+    for key, values in metadata.items():
+        context.add_asset_metadata(values, partition_key=key)
+
+
+@asset(**_PER_DOCUMENT, description="Each document read and split into chunks (unstructured for rich formats).")
+def parsed_documents(
+    context: AssetExecutionContext, graph: GraphResource, progress: ResourceParam[ProgressReporter]
+) -> dict[str, ParsedDocument]:
+    started = time.perf_counter()
+    keys = list(context.partition_keys)
+    progress.stage("parse", 0, len(keys))
+    parsed = parse_sources(keys, graph.owner_id, get_settings(), graph.driver())
+    progress.stage("parse", len(keys), len(keys))
+    seconds = round(time.perf_counter() - started, 3)
+    for document in parsed:
+        if document.failure:
+            context.log.warning(f"{document.key}: {document.failure}")
+        elif document.truncated_reason:
+            context.log.warning(f"{document.key} truncated: {document.truncated_reason}")
+    _per_partition(context, {
+        d.key: {
+            "status": "failed" if d.failure else ("unchanged" if d.unchanged else "parsed"),
+            "reason": d.failure or "",
+            "format": d.format,
+            "elements": d.element_count,
+            "chunks": len(d.chunks),
+            "characters": len(d.text),
+            "truncated": d.truncated_reason or "",
+            "batch_seconds": seconds,
+        }
+        for d in parsed
+    })
+    return {d.key: d for d in parsed}
+
+
+@asset(**_PER_DOCUMENT, description="People, organisations, projects, tools and topics found by spaCy, and the sentences about them.")
+def document_mentions(
+    context: AssetExecutionContext, parsed_documents: dict[str, ParsedDocument], progress: ResourceParam[ProgressReporter]
+) -> dict[str, ExtractedDocument]:
+    started = time.perf_counter()
+    progress.stage("extract", 0, len(parsed_documents))
+    extracted = extract_mentions(list(parsed_documents.values()))
+    progress.stage("extract", len(extracted), len(extracted))
+    seconds = round(time.perf_counter() - started, 3)
+    _per_partition(context, {
+        e.parsed.key: {
+            "entities": len(e.entities),
+            "mentions": sum(len(x.mentions) for x in e.entities),
+            "candidate_facts": len(e.facts),
+            "batch_seconds": seconds,
+        }
+        for e in extracted
+    })
+    return {e.parsed.key: e for e in extracted}
+
+
+@asset(**_PER_DOCUMENT, description="Which existing page each entity is, or a new page; with the evidence for each decision.")
+def resolved_entities(
+    context: AssetExecutionContext,
+    graph: GraphResource,
+    document_mentions: dict[str, ExtractedDocument],
+    progress: ResourceParam[ProgressReporter],
+) -> dict[str, ResolvedDocument]:
+    started = time.perf_counter()
+    progress.stage("resolve", 0, len(document_mentions))
+    resolved = resolve_entities(list(document_mentions.values()), graph.owner_id, get_settings(), graph.driver())
+    progress.stage("resolve", len(resolved), len(resolved))
+    seconds = round(time.perf_counter() - started, 3)
+    _per_partition(context, {
+        r.extracted.parsed.key: {
+            "new_pages": sum(1 for x in r.resolutions if x.method == "new"),
+            "matched_pages": sum(1 for x in r.resolutions if x.method not in ("new", "you")),
+            "possibly_same": len(r.review_pairs),
+            "batch_seconds": seconds,
+        }
+        for r in resolved
+    })
+    return {r.extracted.parsed.key: r for r in resolved}
+
+
+@asset(**_PER_DOCUMENT, description="The document merged into Neo4j: pages, facts with provenance, links (one transaction per document).")
+def graph_merge(
+    context: AssetExecutionContext,
+    graph: GraphResource,
+    resolved_entities: dict[str, ResolvedDocument],
+    progress: ResourceParam[ProgressReporter],
+) -> dict[str, MergeOutcome]:
+    started = time.perf_counter()
+    documents_in = list(resolved_entities.values())
+    outcomes = []
+    driver = graph.driver()
+    for done, document in enumerate(documents_in, start=1):
+        outcomes.extend(merge_documents([document], graph.owner_id, driver))
+        progress.stage("merge", done, len(documents_in))
+    seconds = round(time.perf_counter() - started, 3)
+    for outcome in outcomes:
+        if outcome.status == "failed":
+            context.log.warning(f"{outcome.key} was not ingested: {outcome.reason}")
+    _per_partition(context, {
+        o.key: {
+            "status": o.status,
+            "reason": o.reason or "",
+            "pages_created": len(o.pages_created),
+            "pages_updated": len(o.pages_updated),
+            "facts_added": o.facts_added,
+            "mentions": o.mentions,
+            "batch_seconds": seconds,
+        }
+        for o in outcomes
+    })
+    return {o.key: o for o in outcomes}
+
+
+@asset(deps=[graph_merge], group_name="brief", description="The cached brief about the person, rebuilt only when the graph changed.")
+def context_brief(context: AssetExecutionContext, graph: GraphResource) -> MaterializeResult:
+    driver = graph.driver()
+    if not brief_is_stale(driver, graph.owner_id):
+        return MaterializeResult(metadata={"rebuilt": False})
+    started = time.perf_counter()
+    brief = rebuild_brief(driver, graph.owner_id)
+    return MaterializeResult(
+        metadata={
+            "rebuilt": True,
+            "graph_version": brief.graph_version,
+            "sources": len(brief.sources),
+            "seconds": round(time.perf_counter() - started, 3),
+            "brief": MetadataValue.md(brief.text),
+        }
+    )
+
+
+INGEST_ASSETS = [parsed_documents, document_mentions, resolved_entities, graph_merge]

@@ -1,0 +1,38 @@
+"""The Dagster code location of subtext (`dagster dev` loads it via pyproject's [tool.dagster])."""
+
+from __future__ import annotations
+
+from dagster import Definitions, define_asset_job
+
+from graph_schema.settings import get_settings
+from pipeline.assets import INGEST_ASSETS, context_brief, documents
+from pipeline.resources import GraphResource, ProgressReporter, StageStore
+
+# Runs of this job write to the graph; dagster.yaml lets one such run go at a time.
+GRAPH_WRITES_TAG = {"subtext/graph-writes": "true"}
+
+ingest_documents_job = define_asset_job(
+    "ingest_documents",
+    selection=INGEST_ASSETS,
+    partitions_def=documents,
+    tags=GRAPH_WRITES_TAG,
+    description="Parse, extract, resolve and merge the selected documents (re-run one from its partition).",
+)
+brief_job = define_asset_job("rebuild_brief", selection=[context_brief], tags=GRAPH_WRITES_TAG)
+
+
+def resources() -> dict:
+    return {
+        "graph": GraphResource(),
+        "stage_store": StageStore(),
+        "progress": ProgressReporter(),
+    }
+
+
+get_settings()  # environment for offline models and no telemetry, before any run starts
+
+defs = Definitions(
+    assets=[*INGEST_ASSETS, context_brief],
+    jobs=[ingest_documents_job, brief_job],
+    resources=resources(),
+)

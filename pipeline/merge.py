@@ -1,0 +1,144 @@
+"""Stage 4: turn a resolved document into a write plan and write it, one transaction per document."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from itertools import combinations
+
+import neo4j
+
+from graph_schema import db
+from graph_schema.kinds import PageKind, SourceStatus
+from graph_schema.models import (
+    ChunkWrite,
+    DocumentWrite,
+    FactWrite,
+    MentionWrite,
+    MergeOutcome,
+    PageUpsert,
+    ParsedDocument,
+    ResolvedDocument,
+    SourceWrite,
+)
+from graph_schema.queries.documents import record_failure, write_document
+from graph_schema.slugs import normalise_name
+
+
+def fact_id(owner: str, text: str) -> str:
+    """Facts are identified by their normalised text: the same sentence in two sources is one fact."""
+    return "fact-" + hashlib.sha256(f"{owner}\0{normalise_name(text)}".encode()).hexdigest()[:24]
+
+
+def _source_write(
+    parsed: ParsedDocument, status: SourceStatus, reason: str | None = None, focus: str | None = None
+) -> SourceWrite:
+    return SourceWrite(
+        id=parsed.source_id,
+        key=parsed.key,
+        kind=parsed.kind,
+        title=parsed.title,
+        format=parsed.format,
+        content_hash=parsed.content_hash,
+        status=status.value,
+        reason=reason,
+        truncated_reason=parsed.truncated_reason,
+        author=parsed.author,
+        focus_slug=focus,
+    )
+
+
+def plan_document_write(owner: str, resolved: ResolvedDocument) -> DocumentWrite:
+    extracted = resolved.extracted
+    parsed = extracted.parsed
+    source = _source_write(parsed, SourceStatus.INGESTED, focus=resolved.focus_slug)
+    slug_of = {r.entity: r.slug for r in resolved.resolutions}
+
+    pages: dict[str, PageUpsert] = {}
+    mention_rows: dict[str, dict] = {}
+    for resolution in resolved.resolutions:
+        entity = extracted.entities[resolution.entity]
+        page = pages.get(resolution.slug)
+        if page is None:
+            page = pages[resolution.slug] = PageUpsert(
+                slug=resolution.slug,
+                title=resolution.title,
+                kind=resolution.kind,
+                embedding=resolution.embedding if resolution.method == "new" else None,
+                is_new=resolution.method == "new",
+            )
+        if resolution.method != "you":
+            for name in (entity.name, *entity.aliases):
+                if name not in page.aliases:
+                    page.aliases.append(name)
+                key = normalise_name(name)
+                if key and key not in page.name_keys:
+                    page.name_keys.append(key)
+        row = mention_rows.setdefault(
+            resolution.slug,
+            {"starts": [], "ends": [], "surfaces": [], "method": resolution.method,
+             "score": resolution.score, "evidence": resolution.evidence},
+        )
+        for mention in entity.mentions:
+            row["starts"].append(mention.start)
+            row["ends"].append(mention.end)
+            row["surfaces"].append(mention.surface)
+
+    facts: list[FactWrite] = []
+    relations: set[tuple[str, str]] = set()
+    seen_fact_ids: set[str] = set()
+    for fact in extracted.facts:
+        slugs = sorted({slug_of[e] for e in fact.entities})
+        fid = fact_id(owner, fact.text)
+        if fid in seen_fact_ids:
+            continue
+        seen_fact_ids.add(fid)
+        facts.append(FactWrite(id=fid, text=fact.text, start=fact.start, end=fact.end, slugs=slugs))
+        relations.update(combinations(slugs, 2))
+
+    in_context: list[str] = []
+    if source.focus_slug:
+        pages.setdefault(
+            source.focus_slug,
+            PageUpsert(slug=source.focus_slug, title=parsed.focus or source.focus_slug, kind=PageKind.FOCUS,
+                       name_keys=[normalise_name(parsed.focus or "")], is_new=True),
+        )
+        in_context = [s for s in pages if s not in (source.focus_slug, "you")]
+
+    return DocumentWrite(
+        source=source,
+        chunks=[
+            ChunkWrite(id=f"{parsed.source_id}-{c.index}", index=c.index, start=c.start, end=c.end,
+                       text=parsed.text[c.start : c.end])
+            for c in parsed.chunks
+        ],
+        pages=list(pages.values()),
+        mentions=[MentionWrite(slug=slug, **row) for slug, row in mention_rows.items()],
+        facts=facts,
+        relations=sorted(relations),
+        in_context=in_context,
+        review_pairs=resolved.review_pairs,
+    )
+
+
+def merge_document(driver: neo4j.Driver, owner: str, resolved: ResolvedDocument, previous_hash: str | None) -> MergeOutcome:
+    """Write one document (or record why it failed); the graph changes in one transaction or not at all."""
+    parsed = resolved.extracted.parsed
+    if parsed.failure is not None:
+        db.write(driver, record_failure, owner, _source_write(parsed, SourceStatus.FAILED, parsed.failure))
+        return MergeOutcome(source_id=parsed.source_id, key=parsed.key, status="failed", reason=parsed.failure)
+    if parsed.unchanged:
+        return MergeOutcome(source_id=parsed.source_id, key=parsed.key, status="unchanged")
+    plan = plan_document_write(owner, resolved)
+    counts = db.write(driver, write_document, owner, plan, previous_hash is not None)
+    focus_created = plan.source.focus_slug if plan.source.focus_slug in counts.pages_created else None
+    return MergeOutcome(
+        source_id=parsed.source_id,
+        key=parsed.key,
+        status="ingested",
+        pages_created=counts.pages_created,
+        pages_updated=counts.pages_updated,
+        facts_added=counts.facts_added,
+        mentions=sum(len(m.starts) for m in plan.mentions),
+        focus_created=focus_created,
+    )

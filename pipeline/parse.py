@@ -1,0 +1,225 @@
+"""Stage 1: read a source and split it into chunks.
+
+Plain-text formats (.txt, .md, .rst) keep the file's own text, so every span in the graph
+indexes the original file. Everything else goes through `unstructured` (the fast, text-layer
+strategy for PDFs) and its elements are joined with blank lines. A source that cannot be read
+comes back with `failure` set to a sentence naming the reason; it never raises.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+from graph_schema.kinds import SourceKind
+from graph_schema.models import Chunk, ParsedDocument
+from graph_schema.settings import Settings
+
+TEXT_FORMATS = {".txt": "text", ".md": "markdown", ".markdown": "markdown", ".rst": "restructuredtext"}
+UNSTRUCTURED_FORMATS = {
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".pptx": "pptx",
+    ".html": "html",
+    ".htm": "html",
+    ".eml": "email",
+}
+SUPPORTED_SUFFIXES = sorted({*TEXT_FORMATS, *UNSTRUCTURED_FORMATS})
+
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_RST_TITLE = re.compile(r"^Title:\s*(.+)$", re.MULTILINE)
+_MD_TITLE = re.compile(r"^#\s+(.+)$", re.MULTILINE)
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def source_id_for(owner: str, kind: SourceKind, key: str) -> str:
+    digest = hashlib.sha256(f"{owner}\0{kind.value}\0{key}".encode()).hexdigest()[:24]
+    return f"{'doc' if kind is SourceKind.DOCUMENT else 'sub'}-{digest}"
+
+
+def focus_of_key(key: str) -> str | None:
+    """The focus area of a document: the top-level subfolder of the upload folder it sits in."""
+    parts = Path(key).parts
+    return parts[0] if len(parts) > 1 and not Path(key).is_absolute() else None
+
+
+def decode_text(data: bytes) -> str:
+    """Decode bytes that should be text; raise ValueError with a reason when they are not."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16")
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:].decode("utf-8")
+    if b"\0" in data[:8192]:
+        raise ValueError("it contains NUL bytes, so it is binary data rather than text")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("cp1252", errors="replace")
+    controls = sum(1 for ch in text[:8192] if ord(ch) < 32 and ch not in "\n\r\t\f")
+    if controls > len(text[:8192]) * 0.01:
+        raise ValueError("it is not readable text (binary data with a text file name?)")
+    return text
+
+
+def chunk_text(text: str, target_chars: int) -> list[Chunk]:
+    """Paragraphs packed into chunks of about `target_chars`; offsets index `text` exactly."""
+    pieces: list[tuple[int, int]] = []
+    position = 0
+    for match in [*_PARAGRAPH_BREAK.finditer(text), None]:
+        end = match.start() if match else len(text)
+        if text[position:end].strip():
+            pieces.extend(_split_long(text, position, end, target_chars))
+        position = match.end() if match else len(text)
+
+    chunks: list[Chunk] = []
+    start = end = None
+    for piece_start, piece_end in pieces:
+        if start is None:
+            start, end = piece_start, piece_end
+        elif piece_end - start <= target_chars:
+            end = piece_end
+        else:
+            chunks.append(Chunk(index=len(chunks), start=start, end=end))
+            start, end = piece_start, piece_end
+    if start is not None:
+        chunks.append(Chunk(index=len(chunks), start=start, end=end))
+    return chunks
+
+
+def _split_long(text: str, start: int, end: int, target: int) -> list[tuple[int, int]]:
+    """A paragraph longer than twice the target is cut at sentence ends (or hard, as a last resort)."""
+    if end - start <= 2 * target:
+        return [(start, end)]
+    spans: list[tuple[int, int]] = []
+    position = start
+    while end - position > target:
+        window = text[position : position + target]
+        cut = None
+        for m in _SENTENCE_END.finditer(window):
+            cut = m.end()
+        if cut is None or cut < target // 4:
+            space = window.rfind(" ")
+            cut = space + 1 if space > target // 4 else target
+        spans.append((position, position + cut))
+        position += cut
+    if position < end:
+        spans.append((position, end))
+    return spans
+
+
+def _title_from_text(text: str, path: Path) -> str:
+    for pattern in (_RST_TITLE, _MD_TITLE):
+        match = pattern.search(text[:4000])
+        if match:
+            return match.group(1).strip()[:200]
+    return path.stem.replace("_", " ").replace("-", " ").strip() or path.name
+
+
+def _title_from_elements(texts: list[str], path: Path) -> str:
+    first = texts[0] if texts else ""
+    return first if 0 < len(first) <= 120 else path.stem.replace("_", " ").replace("-", " ")
+
+
+def _read_unstructured(path: Path, fmt: str) -> list[str]:
+    """Element texts of a rich document, in reading order."""
+    if fmt == "pdf":
+        from unstructured.partition.pdf import partition_pdf
+
+        elements = partition_pdf(filename=str(path), strategy="fast", languages=["eng"])
+    elif fmt == "docx":
+        from unstructured.partition.docx import partition_docx
+
+        elements = partition_docx(filename=str(path))
+    elif fmt == "pptx":
+        from unstructured.partition.pptx import partition_pptx
+
+        elements = partition_pptx(filename=str(path))
+    elif fmt == "html":
+        from unstructured.partition.html import partition_html
+
+        elements = partition_html(filename=str(path))
+    else:
+        from unstructured.partition.email import partition_email
+
+        elements = partition_email(filename=str(path))
+    return [e.text.strip() for e in elements if getattr(e, "text", "").strip()]
+
+
+def parse_document(path: Path, key: str, owner: str, settings: Settings) -> ParsedDocument:
+    """Read `path` into a ParsedDocument; failures are returned with a reason, never raised."""
+    source_id = source_id_for(owner, SourceKind.DOCUMENT, key)
+    base = ParsedDocument(source_id=source_id, key=key, focus=focus_of_key(key), title=path.name)
+    suffix = path.suffix.lower()
+    fmt = TEXT_FORMATS.get(suffix) or UNSTRUCTURED_FORMATS.get(suffix)
+    if fmt is None:
+        return base.model_copy(
+            update={
+                "failure": f"{path.suffix or 'files without an extension'} is not a supported format; "
+                f"supported: {', '.join(SUPPORTED_SUFFIXES)}"
+            }
+        )
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as handle:
+            data = handle.read(settings.max_file_bytes)
+    except FileNotFoundError:
+        return base.model_copy(update={"failure": "the file no longer exists (deleted before it was read)"})
+    except OSError as e:
+        return base.model_copy(update={"failure": f"the file could not be read: {e.strerror or e}"})
+
+    truncated = None
+    if size > settings.max_file_bytes:
+        truncated = (
+            f"only the first {settings.max_file_bytes:,} of {size:,} bytes were read "
+            "(SUBTEXT_MAX_FILE_BYTES)"
+        )
+    if not data:
+        return base.model_copy(update={"failure": "the file is empty", "format": fmt})
+    digest = content_hash(data)
+    base = base.model_copy(update={"format": fmt, "content_hash": digest})
+
+    try:
+        if fmt in TEXT_FORMATS.values():
+            text = decode_text(data)
+            element_count = len(_PARAGRAPH_BREAK.split(text))
+        else:
+            if truncated:
+                return base.model_copy(
+                    update={"failure": f"a {fmt} file of {size:,} bytes is over the size limit (SUBTEXT_MAX_FILE_BYTES)"}
+                )
+            texts = _read_unstructured(path, fmt)
+            text = "\n\n".join(texts)
+            element_count = len(texts)
+    except ValueError as e:
+        return base.model_copy(update={"failure": f"the file could not be read as {fmt}: {e}"})
+    except Exception as e:  # a parser's own error: report it, do not take the batch down
+        reason = str(e).strip().splitlines()[0][:300] if str(e).strip() else type(e).__name__
+        return base.model_copy(update={"failure": f"the file could not be parsed as {fmt}: {reason}"})
+
+    if not text.strip():
+        what = "no text layer was found (a scanned PDF?)" if fmt == "pdf" else "it contains no text"
+        return base.model_copy(update={"failure": f"nothing to ingest: {what}"})
+
+    chunks = chunk_text(text, settings.chunk_target_chars)
+    if len(chunks) > settings.max_chunks_per_document:
+        kept = chunks[: settings.max_chunks_per_document]
+        note = (
+            f"only the first {len(kept):,} of {len(chunks):,} chunks were processed "
+            "(SUBTEXT_MAX_CHUNKS_PER_DOCUMENT)"
+        )
+        truncated = f"{truncated}; {note}" if truncated else note
+        chunks = kept
+    return base.model_copy(
+        update={
+            "title": _title_from_text(text, path) if fmt in TEXT_FORMATS.values() else _title_from_elements(texts, path),
+            "text": text,
+            "chunks": chunks,
+            "element_count": element_count,
+            "truncated_reason": truncated,
+        }
+    )

@@ -1,0 +1,123 @@
+"""Running the pipeline in-process through Dagster, as `subtext ingest` and edit_page_body do.
+
+Runs are recorded in the instance that dagster.yaml configures, exactly like runs launched from
+the UI, so a person can open any of them in `subtext dagster` afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+
+from dagster import DagsterInstance, materialize
+from pydantic import BaseModel, Field
+
+from graph_schema.models import MergeOutcome
+from graph_schema.settings import Settings, get_settings
+from pipeline.assets import INGEST_ASSETS, context_brief, documents
+from pipeline.definitions import GRAPH_WRITES_TAG
+from pipeline.parse import SUPPORTED_SUFFIXES
+from pipeline.resources import GraphResource, ProgressReporter, StageStore
+
+RANGE_START_TAG = "dagster/asset_partition_range_start"
+RANGE_END_TAG = "dagster/asset_partition_range_end"
+
+
+class IngestReport(BaseModel):
+    outcomes: list[MergeOutcome] = Field(default_factory=list)
+    run_ids: list[str] = Field(default_factory=list)
+    brief_rebuilt: bool = False
+
+    def count(self, status: str) -> int:
+        return sum(1 for o in self.outcomes if o.status == status)
+
+
+def dagster_instance(settings: Settings | None = None) -> DagsterInstance:
+    settings = settings or get_settings()
+    os.environ["DAGSTER_HOME"] = str(settings.dagster_home)
+    os.environ.setdefault("SUBTEXT_DAGSTER_STORAGE", str(settings.dagster_storage_dir))
+    os.environ.setdefault("SUBTEXT_DAGSTER_COMPUTE_LOGS", str(settings.dagster_storage_dir / "compute_logs"))
+    Path(os.environ["SUBTEXT_DAGSTER_STORAGE"]).mkdir(parents=True, exist_ok=True)
+    return DagsterInstance.from_config(str(settings.dagster_home))
+
+
+def document_keys(paths: Iterable[Path], settings: Settings) -> list[str]:
+    """Keys of the documents to ingest; files outside the upload folder are copied into it first.
+
+    A folder's contents land at the top of the upload folder (its subfolders become focus areas);
+    a single file lands at the top. Files of unsupported formats are still keyed, so the run
+    reports why they were skipped instead of ignoring them silently.
+    """
+    upload = settings.upload_dir.resolve()
+    upload.mkdir(parents=True, exist_ok=True)
+    keys: list[str] = []
+    for given in paths:
+        path = Path(given).absolute()
+        inside = path.resolve() == upload or upload in path.resolve().parents
+        if path.is_dir():
+            files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+            for file in files:
+                relative = file.relative_to(path)
+                if inside:
+                    keys.append(file.resolve().relative_to(upload).as_posix())
+                else:
+                    target = upload / relative
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    if not target.exists() or target.read_bytes() != file.read_bytes():
+                        shutil.copy2(file, target)
+                    keys.append(relative.as_posix())
+        elif inside:
+            keys.append(path.resolve().relative_to(upload).as_posix())
+        else:
+            target = upload / path.name
+            if path.exists() and (not target.exists() or target.read_bytes() != path.read_bytes()):
+                shutil.copy2(path, target)
+            keys.append(path.name if path.exists() else str(path))
+    return list(dict.fromkeys(keys))
+
+
+def _contiguous_groups(keys: list[str], order: list[str]) -> list[list[str]]:
+    """Split keys into runs that are contiguous in the partition order (one Dagster run each)."""
+    position = {k: i for i, k in enumerate(order)}
+    ordered = sorted(keys, key=position.__getitem__)
+    groups: list[list[str]] = []
+    for key in ordered:
+        if groups and position[key] == position[groups[-1][-1]] + 1:
+            groups[-1].append(key)
+        else:
+            groups.append([key])
+    return groups
+
+
+def run_ingest(keys: list[str], owner: str | None = None, progress: ProgressReporter | None = None) -> IngestReport:
+    """Ingest documents already in the upload folder by key, then refresh the brief."""
+    settings = get_settings()
+    instance = dagster_instance(settings)
+    existing = set(instance.get_dynamic_partitions(documents.name))
+    new = [k for k in keys if k not in existing]
+    if new:
+        instance.add_dynamic_partitions(documents.name, new)
+    order = instance.get_dynamic_partitions(documents.name)
+    resources = {
+        "graph": GraphResource(owner=owner or ""),
+        "stage_store": StageStore(),
+        "progress": progress or ProgressReporter(),
+    }
+    report = IngestReport()
+    for group in _contiguous_groups(keys, order):
+        tags = {**GRAPH_WRITES_TAG, RANGE_START_TAG: group[0], RANGE_END_TAG: group[-1]}
+        result = materialize(INGEST_ASSETS, instance=instance, resources=resources, tags=tags)
+        report.run_ids.append(result.run_id)
+        report.outcomes.extend(result.output_for_node("graph_merge").values())
+    brief = materialize([context_brief], instance=instance, resources=resources, tags=GRAPH_WRITES_TAG)
+    report.run_ids.append(brief.run_id)
+    materializations = brief.asset_materializations_for_node("context_brief")
+    report.brief_rebuilt = bool(materializations and materializations[0].metadata["rebuilt"].value)
+    return report
+
+
+def ingest_paths(paths: Iterable[Path], owner: str | None = None, progress: ProgressReporter | None = None) -> IngestReport:
+    settings = get_settings()
+    return run_ingest(document_keys(paths, settings), owner=owner, progress=progress)

@@ -1,0 +1,235 @@
+"""The `subtext` command: the person's entry point to the local graph, the pipeline and the server."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from graph_schema.errors import SubtextError
+from graph_schema.settings import PROJECT_ROOT, get_settings
+
+app = typer.Typer(help="subtext: a self-hosted context graph for AI assistants.", no_args_is_help=True)
+neo4j_app = typer.Typer(help="Manage the local Neo4j server (the embedded default).", no_args_is_help=True)
+app.add_typer(neo4j_app, name="neo4j")
+console = Console(stderr=True)
+out = Console()
+
+SAMPLES = PROJECT_ROOT / "samples" / "uploads"
+
+
+def _fail(error: Exception) -> None:
+    console.print(f"[red]error:[/red] {error}")
+    raise typer.Exit(code=1)
+
+
+def _local():
+    from subtext.local_neo4j import LocalNeo4j
+
+    return LocalNeo4j(get_settings())
+
+
+def ensure_graph_server() -> None:
+    """Start the local Neo4j when it is the configured one and not running yet."""
+    settings = get_settings()
+    if not settings.uses_embedded_neo4j:
+        return
+    local = _local()
+    if local.pid() is None or not local.bolt_open():
+        started = time.perf_counter()
+        console.print("Starting the local Neo4j…")
+        local.start()
+        console.print(f"Neo4j is up at {local.bolt_address} ({time.perf_counter() - started:.1f} s).")
+
+
+# ------------------------------------------------------------------------------- neo4j
+
+
+@neo4j_app.command("start")
+def neo4j_start() -> None:
+    """Start the local Neo4j and wait until Bolt answers (a no-op when it already runs)."""
+    settings = get_settings()
+    if not settings.uses_embedded_neo4j:
+        console.print(f"NEO4J_URI is set ({settings.neo4j_uri}); subtext uses that server and starts none.")
+        return
+    local = _local()
+    try:
+        started = time.perf_counter()
+        fresh = local.start()
+    except SubtextError as e:
+        _fail(e)
+    state = f"started in {time.perf_counter() - started:.1f} s" if fresh else "already running"
+    out.print(f"Neo4j {state}.")
+    out.print(f"  Bolt:     {local.bolt_address}")
+    out.print(f"  Browser:  {local.browser_address}")
+    out.print("  User:     neo4j")
+    out.print(f"  Password: {local.password()}   (kept in {local.password_file})")
+
+
+@neo4j_app.command("stop")
+def neo4j_stop() -> None:
+    """Stop the local Neo4j cleanly."""
+    out.print("Neo4j stopped." if _local().stop() else "Neo4j was not running.")
+
+
+@neo4j_app.command("status")
+def neo4j_status() -> None:
+    """Say whether the local Neo4j runs and where."""
+    settings = get_settings()
+    if not settings.uses_embedded_neo4j:
+        out.print(f"Using your Neo4j at {settings.neo4j_uri} (NEO4J_URI).")
+        return
+    local = _local()
+    pid = local.pid()
+    if pid and local.bolt_open():
+        out.print(f"Neo4j runs (pid {pid}) at {local.bolt_address}; Browser at {local.browser_address}")
+    else:
+        out.print("Neo4j is not running. Start it with `subtext neo4j start`.")
+        raise typer.Exit(code=3)
+
+
+# ------------------------------------------------------------------------------- graph
+
+
+@app.command()
+def init() -> None:
+    """Create the graph's constraints and indexes and the person's `you` page (idempotent)."""
+    from graph_schema import db
+    from graph_schema.queries.owners import ensure_owner
+    from graph_schema.queries.schema import create_schema
+
+    try:
+        ensure_graph_server()
+        settings = get_settings()
+        with db.open_driver(settings) as driver:
+            create_schema(driver)
+            db.write(driver, ensure_owner, settings.owner, settings.owner_name)
+    except SubtextError as e:
+        _fail(e)
+    out.print("Graph schema ready: constraints, full-text and vector indexes, and the `you` page.")
+
+
+class _RichProgress:
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.tasks: dict[str, int] = {}
+
+    def stage(self, name: str, done: int, total: int) -> None:
+        if name not in self.tasks:
+            self.tasks[name] = self.progress.add_task(name, total=max(total, 1))
+        self.progress.update(self.tasks[name], completed=done, total=max(total, 1))
+
+
+@app.command()
+def ingest(paths: list[Path] = typer.Argument(..., help="Files or folders; outside ones are copied into the upload folder.")) -> None:
+    """Run the pipeline (through Dagster, in this process) on documents, then refresh the brief."""
+    from pipeline.run import ingest_paths
+
+    try:
+        ensure_graph_server()
+        with Progress(
+            TextColumn("{task.description:>8}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+        ) as progress:
+            report = ingest_paths(paths, progress=_RichProgress(progress))
+    except SubtextError as e:
+        _fail(e)
+    table = Table("document", "status", "pages new", "pages updated", "facts added", "reason")
+    for o in report.outcomes:
+        table.add_row(o.key, o.status, str(len(o.pages_created)), str(len(o.pages_updated)), str(o.facts_added), o.reason or "")
+    out.print(table)
+    out.print(
+        f"{report.count('ingested')} ingested, {report.count('unchanged')} unchanged, {report.count('failed')} failed; "
+        f"brief {'rebuilt' if report.brief_rebuilt else 'unchanged'}. Dagster runs: {', '.join(r[:8] for r in report.run_ids)}"
+    )
+    if report.count("failed"):
+        raise typer.Exit(code=2)
+
+
+@app.command()
+def brief() -> None:
+    """Print the brief about the person (the cached one when the graph has not changed)."""
+    from graph_schema import db
+    from graph_schema.brief import current_brief
+
+    try:
+        ensure_graph_server()
+        settings = get_settings()
+        with db.open_driver(settings) as driver:
+            view = current_brief(driver, settings.owner)
+    except SubtextError as e:
+        _fail(e)
+    out.print(view.text)
+    if view.sources:
+        out.print("\n[dim]Written from: " + ", ".join(f"{s.title} ({s.kind.value}, {s.slug})" for s in view.sources) + "[/dim]")
+
+
+@app.command()
+def demo() -> None:
+    """The main job on the embedded default: start Neo4j, ingest the sample folder, print the brief."""
+    started = time.perf_counter()
+    ingest_started = None
+    try:
+        ensure_graph_server()
+        ingest_started = time.perf_counter()
+        ingest([SAMPLES])
+    except typer.Exit as e:
+        if e.exit_code not in (0, 2):
+            raise
+    out.rule("Brief")
+    brief()
+    if ingest_started:
+        out.print(f"\n[dim]Done in {time.perf_counter() - started:.1f} s "
+                  f"(ingest and brief {time.perf_counter() - ingest_started:.1f} s).[/dim]")
+    out.print("[dim]Next: `subtext serve` for assistants, `subtext dagster` for the pipeline UI.[/dim]")
+
+
+# ------------------------------------------------------------------------------- serving
+
+
+@app.command()
+def serve(
+    stdio: bool = typer.Option(False, "--stdio", help="Talk MCP over stdin/stdout (for Claude Desktop and the like)."),
+    host: str = typer.Option(None, help="Address to listen on (default 127.0.0.1)."),
+    port: int = typer.Option(None, help="Port to listen on (default 8765)."),
+) -> None:
+    """Serve the MCP tools over Streamable HTTP at /mcp, or over stdio."""
+    from mcp_server.server import build_server
+
+    settings = get_settings()
+    if not stdio:
+        try:
+            ensure_graph_server()
+        except SubtextError as e:
+            _fail(e)
+    server = build_server()
+    if stdio:
+        server.run(transport="stdio", show_banner=False)
+        return
+    host = host or settings.mcp_host
+    port = port or settings.mcp_port
+    console.print(f"subtext MCP server on http://{host}:{port}/mcp")
+    server.run(transport="http", host=host, port=port, show_banner=False)
+
+
+@app.command()
+def dagster(port: int = typer.Option(3000, help="Port of the Dagster UI.")) -> None:
+    """Open the pipeline in the Dagster UI (`dagster dev` with this project's instance)."""
+    from pipeline.run import dagster_instance
+
+    dagster_instance()  # sets DAGSTER_HOME and the storage folders
+    env = {**os.environ}
+    os.execvpe(
+        sys.executable,
+        [sys.executable, "-m", "dagster", "dev", "-m", "pipeline.definitions", "-h", "127.0.0.1", "-p", str(port)],
+        env,
+    )
+
+
+if __name__ == "__main__":
+    app()

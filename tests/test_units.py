@@ -1,0 +1,65 @@
+"""Pure functions: chunking offsets, decoding, slugs, and in-document coreference with real spaCy."""
+
+from __future__ import annotations
+
+import pytest
+
+from graph_schema.kinds import PageKind
+from graph_schema.models import ParsedDocument
+from graph_schema.queries.search import lucene_query
+from graph_schema.slugs import normalise_name, slugify, unique_slug
+from pipeline.extract import extract_documents
+from pipeline.parse import chunk_text, decode_text
+
+
+def test_chunks_index_the_text_exactly_and_cover_every_paragraph():
+    text = "First para.\n\nSecond para is here.\n\n\n" + ("A long sentence. " * 300) + "\n\nLast."
+    chunks = chunk_text(text, 200)
+    assert chunks[0].start == 0 and chunks[-1].end == len(text)
+    assert all(c.end - c.start <= 400 for c in chunks)
+    joined = " ".join(text[c.start : c.end] for c in chunks)
+    for word in ("First", "Second", "Last"):
+        assert word in joined
+    assert [c.index for c in chunks] == list(range(len(chunks)))
+
+
+def test_decode_text_refuses_binary_and_reads_other_encodings():
+    assert decode_text("Zoë".encode("utf-16")) == "Zoë"
+    assert decode_text("café".encode("latin-1")) == "café"
+    with pytest.raises(ValueError, match="NUL"):
+        decode_text(b"abc\x00def")
+
+
+def test_slugs_are_lowercase_hyphenated_and_unique():
+    assert slugify("Guido van Rossum") == "guido-van-rossum"
+    assert slugify("Zoë's  C++ / Rust!") == "zoe-s-c-rust"
+    assert unique_slug("acme", {"acme", "acme-2"}) == "acme-3"
+    assert normalise_name("The Python Software Foundation's") == "python software foundation"
+
+
+def test_lucene_query_escapes_operators():
+    assert lucene_query('a:b OR (c) "d"') == "a OR b OR c OR d"
+    assert lucene_query("") == ""
+
+
+def _parsed(text: str) -> ParsedDocument:
+    from pipeline.parse import chunk_text
+
+    return ParsedDocument(source_id="s", key="k.md", text=text, chunks=chunk_text(text, 1500))
+
+
+def test_short_names_and_acronyms_join_their_entity():
+    text = (
+        "Guido van Rossum created Python at CWI. Later Guido moved to the United States.\n\n"
+        "The Python Software Foundation (PSF) holds the rights. The PSF also runs PyCon."
+    )
+    extracted = extract_documents([_parsed(text)])[0]
+    people = [e for e in extracted.entities if e.kind is PageKind.PERSON]
+    guido = [e for e in people if e.name == "Guido van Rossum"]
+    assert len(guido) == 1 and "Guido" in guido[0].aliases
+    assert not [e for e in people if e.name == "Guido"]
+    psf = [e for e in extracted.entities if "PSF" in e.aliases or e.name == "PSF"]
+    assert len(psf) == 1 and psf[0].kind is PageKind.ORGANISATION
+    assert len(psf[0].mentions) >= 3
+    for fact in extracted.facts:
+        assert text[fact.start : fact.end].strip()
