@@ -80,6 +80,11 @@ class Settings(BaseSettings):
     preview_chars: int = 200
     brief_max_pages: int = 12
     get_page_max_facts: int = 200
+    snapshot_max_pages: int = Field(default=500, description="graph_snapshot lists at most this many pages, then says how many more exist.")
+    snapshot_max_links: int = Field(default=2_000, description="graph_snapshot lists at most this many links, then says how many more exist.")
+    traverse_max_limit: int = 200
+    chars_per_token: float = Field(default=4.0, description="Rough size of a token, for scope's estimates.")
+    deep_compile_token_budget: int = Field(default=12_000, description="scope calls a deep compile sensible up to this size.")
 
     # --- serving ------------------------------------------------------------------------------
     mcp_host: str = "127.0.0.1"

@@ -17,7 +17,17 @@ from pydantic import Field
 from graph_schema.db import UNAVAILABLE
 from graph_schema.errors import GraphUnavailable, SubtextError
 from graph_schema.models import BriefView
-from mcp_server.service import GraphService, PageAnswer, SearchAnswer
+from typing import Literal
+
+from mcp_server.service import (
+    GraphService,
+    LinkAnswer,
+    PageAnswer,
+    ScopeAnswer,
+    SearchAnswer,
+    Snapshot,
+    TraverseAnswer,
+)
 
 T = TypeVar("T")
 
@@ -36,6 +46,8 @@ assistants recorded.
 """
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+SLUG = Field(description="A page's slug, exactly as search, graph_snapshot or a link gave it. Never guess one.")
 
 
 def _call(work: Callable[[], T]) -> T:
@@ -83,5 +95,56 @@ def build_server(service: GraphService | None = None) -> FastMCP:
         from, and its links. Returns no page (and a message) if the slug does not exist; never
         guess a slug."""
         return _call(lambda: service.get_page(slug))
+
+    @mcp.tool(title="Scope", annotations=READ_ONLY)
+    def scope(
+        target: Annotated[str, Field(description='A focus area\'s slug, a page\'s slug, or "you" for the index of focus areas.')],
+    ) -> ScopeAnswer:
+        """A quick size check that makes no model call, before reading something deeply. For a focus
+        area: member and relationship counts; for a single thing: neighbour counts; then one plain
+        sentence on whether a deep compile is sensible, with its estimated size in tokens. "you"
+        returns the index of focus areas. Call it before a deep compile on anything unfamiliar."""
+        return _call(lambda: service.scope(target))
+
+    @mcp.tool(title="Graph snapshot", annotations=READ_ONLY)
+    def graph_snapshot() -> Snapshot:
+        """Every visible page's slug, title and kind and every link between them, without page
+        bodies, for orientation. On large graphs the lists are capped and `more` says how many
+        exist; use search, scope or traverse for the rest."""
+        return _call(service.graph_snapshot)
+
+    @mcp.tool(title="Traverse", annotations=READ_ONLY)
+    def traverse(
+        from_slug: Annotated[str, Field(description="The slug of a specific page to start from (never \"you\").")],
+        edge_type: Annotated[
+            Literal["RELATES_TO", "IN_CONTEXT"],
+            Field(description="RELATES_TO: what it is associated with. IN_CONTEXT: which focus area it is filed "
+                  "under (or, from a focus area, its members)."),
+        ] = "RELATES_TO",
+        within: Annotated[str | None, Field(description="Optional focus area slug: only return its members.")] = None,
+        limit: Annotated[int, Field(description="Most steps to return (1-200).", ge=1, le=200)] = 20,
+    ) -> TraverseAnswer:
+        """Follows one kind of relationship from a known page and returns the path itself, strongest
+        links first. An empty path is a normal answer."""
+        return _call(lambda: service.traverse(from_slug, edge_type, within, limit))
+
+    @mcp.tool(title="Rename page", annotations=WRITE)
+    def rename_page(
+        slug: Annotated[str, SLUG],
+        title: Annotated[str, Field(description="The new display title (a fixed misspelling, a new name).")],
+    ) -> PageAnswer:
+        """Changes a page's display title only; the slug and every link stay the same, and the old
+        title is kept as an alias. Returns the updated page."""
+        return _call(lambda: service.rename_page(slug, title))
+
+    @mcp.tool(title="Link pages", annotations=WRITE)
+    def link_pages(
+        from_slug: Annotated[str, SLUG],
+        to_slug: Annotated[str, SLUG],
+    ) -> LinkAnswer:
+        """Records that two existing pages are related (a RELATES_TO link). It never creates pages
+        and is not for filing something under a focus area. Returns ok; linking an already linked
+        pair is ok too and says so."""
+        return _call(lambda: service.link_pages(from_slug, to_slug))
 
     return mcp

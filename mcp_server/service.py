@@ -14,8 +14,11 @@ from graph_schema import db
 from graph_schema.brief import current_brief
 from graph_schema.embedding import embed_text
 from graph_schema.models import BriefView, PageDetail, PageRef, SearchResult
+from graph_schema.errors import InvalidRequest, PageNotFound
+from graph_schema.kinds import PageKind
+from graph_schema.queries import navigation
 from graph_schema.queries.owners import ensure_owner
-from graph_schema.queries.pages import get_page
+from graph_schema.queries.pages import get_page, page_refs
 from graph_schema.queries.schema import create_schema
 from graph_schema.queries.search import fulltext_search, vector_search
 from graph_schema.settings import Settings, get_settings
@@ -30,6 +33,48 @@ class PageAnswer(BaseModel):
 class SearchAnswer(SearchResult):
     query: str
     sources: list[PageRef] = Field(default_factory=list)
+
+
+class SnapshotLink(BaseModel):
+    source: str
+    type: str
+    target: str
+
+
+class Snapshot(BaseModel):
+    pages: list[PageRef]
+    links: list[SnapshotLink]
+    total_pages: int
+    total_links: int
+    more: str | None = None
+
+
+class TraverseStep(PageRef):
+    weight: int
+
+
+class TraverseAnswer(BaseModel):
+    start: PageRef
+    edge_type: str
+    within: str | None = None
+    path: list[TraverseStep]
+    sources: list[PageRef]
+
+
+class ScopeAnswer(BaseModel):
+    target: PageRef
+    members: int | None = None
+    relationships: int | None = None
+    neighbours: dict[str, int] = Field(default_factory=dict)
+    focus_areas: list[dict] = Field(default_factory=list)
+    estimated_tokens: int
+    advice: str
+    sources: list[PageRef] = Field(default_factory=list)
+
+
+class LinkAnswer(BaseModel):
+    ok: bool
+    message: str
 
 
 class GraphService:
@@ -91,3 +136,103 @@ class GraphService:
                 f"Showing the first {len(page.facts)} of {page.facts_total} facts; the body holds them all."
             )
         return PageAnswer(page=page, message=message, sources=[PageRef(slug=page.slug, title=page.title, kind=page.kind)])
+
+    # ------------------------------------------------------------------ navigation
+
+    def _ref(self, slug: str) -> PageRef:
+        refs = db.read(self.driver(), page_refs, self.owner, [slug])
+        if not refs:
+            raise PageNotFound(slug)
+        return refs[0]
+
+    def graph_snapshot(self) -> Snapshot:
+        s = self.settings
+        data = db.read(self.driver(), navigation.snapshot, self.owner, s.snapshot_max_pages, s.snapshot_max_links)
+        more = None
+        if data["total_pages"] > len(data["pages"]) or data["total_links"] > len(data["links"]):
+            more = (
+                f"Showing {len(data['pages'])} of {data['total_pages']} pages and {len(data['links'])} of "
+                f"{data['total_links']} links. Use search, scope or traverse to reach the rest."
+            )
+        return Snapshot(
+            pages=[PageRef(**p) for p in data["pages"]],
+            links=[SnapshotLink(**link) for link in data["links"]],
+            total_pages=data["total_pages"],
+            total_links=data["total_links"],
+            more=more,
+        )
+
+    def traverse(self, from_slug: str, edge_type: str, within: str | None, limit: int) -> TraverseAnswer:
+        if from_slug == "you":
+            raise InvalidRequest(
+                "traverse starts from a specific page, never 'you'. Call scope('you') for the focus areas, "
+                "or pick a page's slug from search or graph_snapshot."
+            )
+        if edge_type not in ("RELATES_TO", "IN_CONTEXT"):
+            raise InvalidRequest(f"edge_type must be RELATES_TO or IN_CONTEXT, not {edge_type!r}.")
+        start = self._ref(from_slug)
+        if within is not None and db.read(self.driver(), navigation.page_kind, self.owner, within) is not PageKind.FOCUS:
+            raise InvalidRequest(
+                f"within must be the slug of a focus area; {within!r} is not one. Call scope('you') to list them."
+            )
+        limit = max(1, min(limit, self.settings.traverse_max_limit))
+        rows = db.read(self.driver(), navigation.traverse, self.owner, from_slug, edge_type, within, limit)
+        path = [TraverseStep(**r) for r in rows]
+        sources = [start, *[PageRef(slug=p.slug, title=p.title, kind=p.kind) for p in path]]
+        return TraverseAnswer(start=start, edge_type=edge_type, within=within, path=path, sources=sources)
+
+    def scope(self, target: str) -> ScopeAnswer:
+        s = self.settings
+        if target == "you":
+            areas = db.read(self.driver(), navigation.focus_index, self.owner)
+            you = self._ref("you")
+            advice = (
+                f"{len(areas)} focus area{'s' if len(areas) != 1 else ''}. A compile of 'you' is always shallow; "
+                "to go deep, scope and compile one focus area."
+                if areas else "No focus areas yet. A compile of 'you' is always shallow."
+            )
+            refs = [you, *[PageRef(slug=a["slug"], title=a["title"], kind=PageKind.FOCUS) for a in areas]]
+            return ScopeAnswer(target=you, focus_areas=areas, estimated_tokens=0, advice=advice, sources=refs)
+        ref = self._ref(target)
+        if ref.kind is PageKind.FOCUS:
+            data = db.read(self.driver(), navigation.scope_focus, self.owner, target)
+            tokens = int(data["characters"] / s.chars_per_token)
+            answer = ScopeAnswer(target=ref, members=data["members"], relationships=data["relationships"],
+                                 estimated_tokens=tokens, advice="", sources=[ref])
+            size = f"{data['members']} members and {data['relationships']} relationships between them"
+        else:
+            rows = db.read(self.driver(), navigation.scope_thing, self.owner, target)
+            neighbours = {r["type"]: r["count"] for r in rows if r["type"]}
+            tokens = int(max((r["characters"] for r in rows), default=0) / s.chars_per_token)
+            answer = ScopeAnswer(target=ref, neighbours=neighbours, estimated_tokens=tokens, advice="", sources=[ref])
+            size = f"{sum(neighbours.values())} neighbours"
+        if tokens <= s.deep_compile_token_budget:
+            answer.advice = f"{ref.title} has {size}; a deep compile is sensible (about {tokens:,} tokens)."
+        else:
+            answer.advice = (
+                f"{ref.title} has {size}; a deep compile would be about {tokens:,} tokens, over the "
+                f"{s.deep_compile_token_budget:,}-token budget: compile it shallow or medium, or a narrower target."
+            )
+        return answer
+
+    # ------------------------------------------------------------------ writes
+
+    def rename_page(self, slug: str, title: str) -> PageAnswer:
+        title = title.strip()
+        if not title:
+            raise InvalidRequest("title must not be empty.")
+        if len(title) > 200:
+            raise InvalidRequest("title must be at most 200 characters.")
+        if not db.write(self.driver(), navigation.rename_page, self.owner, slug, title):
+            raise PageNotFound(slug)
+        return self.get_page(slug)
+
+    def link_pages(self, from_slug: str, to_slug: str) -> LinkAnswer:
+        if from_slug == to_slug:
+            raise InvalidRequest("A page cannot be linked to itself; pass two different slugs.")
+        self._ref(from_slug)
+        self._ref(to_slug)
+        created = db.write(self.driver(), navigation.link_pages, self.owner, from_slug, to_slug)
+        if created:
+            return LinkAnswer(ok=True, message=f"Linked {from_slug} and {to_slug} (RELATES_TO).")
+        return LinkAnswer(ok=True, message=f"{from_slug} and {to_slug} were already linked; nothing changed.")

@@ -1,0 +1,143 @@
+"""Walking the graph: the snapshot, traversal, size checks (scope), and the two page edits."""
+
+from __future__ import annotations
+
+import neo4j
+
+from graph_schema.kinds import PageKind
+from graph_schema.models import PageRef
+from graph_schema.queries.owners import bump_version
+
+SNAPSHOT_PAGES = """
+MATCH (p:Page {owner: $owner})
+RETURN p.slug AS slug, p.title AS title, p.kind AS kind
+ORDER BY p.kind, p.title, p.slug
+LIMIT $limit
+"""
+SNAPSHOT_LINKS = """
+MATCH (a:Page {owner: $owner})-[r:RELATES_TO|IN_CONTEXT]->(b:Page {owner: $owner})
+RETURN a.slug AS source, type(r) AS type, b.slug AS target
+ORDER BY a.slug, type, b.slug
+LIMIT $limit
+"""
+SNAPSHOT_TOTALS = """
+CALL () { MATCH (p:Page {owner: $owner}) RETURN count(p) AS pages }
+CALL () { MATCH (:Page {owner: $owner})-[r:RELATES_TO|IN_CONTEXT]->(:Page {owner: $owner}) RETURN count(r) AS links }
+RETURN pages, links
+"""
+
+PAGE_KIND = "MATCH (p:Page {owner: $owner, slug: $slug}) RETURN p.kind AS kind, p.title AS title"
+
+# RELATES_TO is symmetric (stored once, read both ways); strongest links first.
+TRAVERSE_RELATES_TO = """
+MATCH (start:Page {owner: $owner, slug: $slug})-[r:RELATES_TO]-(q:Page {owner: $owner})
+WHERE $within IS NULL OR EXISTS { (q)-[:IN_CONTEXT]->(:Page:Focus {owner: $owner, slug: $within}) }
+RETURN q.slug AS slug, q.title AS title, q.kind AS kind, size(coalesce(r.sources, [])) + 
+       CASE WHEN coalesce(r.manual, false) THEN 1 ELSE 0 END AS weight
+ORDER BY weight DESC, q.title
+LIMIT $limit
+"""
+# IN_CONTEXT from a thing: the focus areas it is filed under; from a focus area: its members.
+TRAVERSE_IN_CONTEXT = """
+MATCH (start:Page {owner: $owner, slug: $slug})-[r:IN_CONTEXT]-(q:Page {owner: $owner})
+WHERE (start.kind = 'focus' AND endNode(r) = start) OR (start.kind <> 'focus' AND startNode(r) = start)
+WITH q
+WHERE $within IS NULL OR q.slug = $within OR EXISTS { (q)-[:IN_CONTEXT]->(:Page:Focus {owner: $owner, slug: $within}) }
+RETURN q.slug AS slug, q.title AS title, q.kind AS kind, 1 AS weight
+ORDER BY q.title
+LIMIT $limit
+"""
+
+SCOPE_FOCUS = """
+MATCH (f:Page:Focus {owner: $owner, slug: $slug})
+OPTIONAL MATCH (m:Page {owner: $owner})-[:IN_CONTEXT]->(f)
+WITH f, collect(m) AS members
+CALL (members) {
+  UNWIND members AS a
+  MATCH (a)-[r:RELATES_TO]->(b) WHERE b IN members
+  RETURN count(r) AS relationships
+}
+RETURN size(members) AS members, relationships,
+       reduce(n = size(coalesce(f.body, '')), m IN members | n + size(coalesce(m.body, ''))) AS characters,
+       [m IN members | m.kind] AS kinds
+"""
+SCOPE_THING = """
+MATCH (p:Page {owner: $owner, slug: $slug})
+OPTIONAL MATCH (p)-[r:RELATES_TO|IN_CONTEXT]-(q:Page {owner: $owner})
+WITH p, type(r) AS type, collect(DISTINCT q) AS neighbours
+RETURN type, size(neighbours) AS count,
+       size(coalesce(p.body, '')) + reduce(n = 0, q IN neighbours | n + size(coalesce(q.body, ''))) AS characters
+"""
+FOCUS_INDEX = """
+MATCH (f:Page:Focus {owner: $owner})
+OPTIONAL MATCH (m:Page {owner: $owner})-[:IN_CONTEXT]->(f)
+RETURN f.slug AS slug, f.title AS title, count(m) AS members
+ORDER BY members DESC, f.title
+"""
+
+RENAME_PAGE = """
+MATCH (p:Page {owner: $owner, slug: $slug})
+SET p.aliases = CASE WHEN p.title IN coalesce(p.aliases, []) OR p.title = $title OR p.kind = 'you'
+                     THEN coalesce(p.aliases, []) ELSE coalesce(p.aliases, []) + p.title END,
+    p.title = $title, p.updated_at = datetime()
+RETURN p.slug AS slug
+"""
+
+LINK_EXISTS = """
+MATCH (a:Page {owner: $owner, slug: $a})-[r:RELATES_TO]-(b:Page {owner: $owner, slug: $b})
+RETURN count(r) > 0 AS linked
+"""
+LINK_PAGES = """
+MATCH (a:Page {owner: $owner, slug: $a}), (b:Page {owner: $owner, slug: $b})
+MERGE (a)-[r:RELATES_TO]->(b)
+  ON CREATE SET r.created_at = datetime(), r.sources = []
+SET r.manual = true
+"""
+
+
+def page_kind(tx: neo4j.ManagedTransaction, owner: str, slug: str) -> PageKind | None:
+    record = tx.run(PAGE_KIND, owner=owner, slug=slug).single()
+    return PageKind(record["kind"]) if record else None
+
+
+def snapshot(tx: neo4j.ManagedTransaction, owner: str, max_pages: int, max_links: int) -> dict:
+    pages = [dict(r) for r in tx.run(SNAPSHOT_PAGES, owner=owner, limit=max_pages)]
+    links = [dict(r) for r in tx.run(SNAPSHOT_LINKS, owner=owner, limit=max_links)]
+    totals = tx.run(SNAPSHOT_TOTALS, owner=owner).single()
+    return {"pages": pages, "links": links, "total_pages": totals["pages"], "total_links": totals["links"]}
+
+
+def traverse(tx: neo4j.ManagedTransaction, owner: str, slug: str, edge_type: str, within: str | None, limit: int) -> list[dict]:
+    statement = TRAVERSE_RELATES_TO if edge_type == "RELATES_TO" else TRAVERSE_IN_CONTEXT
+    return [dict(r) for r in tx.run(statement, owner=owner, slug=slug, within=within, limit=limit)]
+
+
+def scope_focus(tx: neo4j.ManagedTransaction, owner: str, slug: str) -> dict:
+    return dict(tx.run(SCOPE_FOCUS, owner=owner, slug=slug).single())
+
+
+def scope_thing(tx: neo4j.ManagedTransaction, owner: str, slug: str) -> list[dict]:
+    return [dict(r) for r in tx.run(SCOPE_THING, owner=owner, slug=slug)]
+
+
+def focus_index(tx: neo4j.ManagedTransaction, owner: str) -> list[dict]:
+    return [dict(r) for r in tx.run(FOCUS_INDEX, owner=owner)]
+
+
+def rename_page(tx: neo4j.ManagedTransaction, owner: str, slug: str, title: str) -> bool:
+    renamed = tx.run(RENAME_PAGE, owner=owner, slug=slug, title=title).single() is not None
+    if renamed:
+        bump_version(tx, owner)
+    return renamed
+
+
+def link_pages(tx: neo4j.ManagedTransaction, owner: str, a: str, b: str) -> bool:
+    """Link two pages; False if they were already linked (nothing written then)."""
+    if tx.run(LINK_EXISTS, owner=owner, a=a, b=b).single()["linked"]:
+        return False
+    tx.run(LINK_PAGES, owner=owner, a=a, b=b).consume()
+    bump_version(tx, owner)
+    return True
+
+
+__all__ = ["PageRef"]

@@ -1,0 +1,94 @@
+"""scope, graph_snapshot, traverse, rename_page and link_pages through a real MCP client over HTTP."""
+
+from __future__ import annotations
+
+import pytest
+from fastmcp import Client
+from fastmcp.exceptions import ToolError
+
+from graph_schema.queries.pages import graph_counts
+from pipeline.run import ingest_paths
+from tests.conftest import write
+
+KICKOFF = """Priya Natarajan is leading the Harbour pitch for Acme Corporation.
+Daniel Okafor from Northwind Logistics will share the shipping volumes with Priya Natarajan.
+"""
+DATA = "Sofia Marquez loads the shipping volumes into PostgreSQL for Daniel Okafor."
+
+
+@pytest.fixture()
+def ingested(graph):
+    write(graph["upload"], "harbour/kickoff.md", KICKOFF)
+    write(graph["upload"], "data/loading.md", DATA)
+    report = ingest_paths([graph["upload"]])
+    assert {o.status for o in report.outcomes} == {"ingested"}
+    return graph
+
+
+async def test_read_tools_over_mcp(ingested, mcp_url):
+    async with Client(mcp_url) as client:
+        tools = {t.name: t for t in await client.list_tools()}
+        for name in ("brief", "search", "scope", "get_page", "graph_snapshot", "traverse"):
+            assert tools[name].annotations.readOnlyHint is True, name
+        for name in ("rename_page", "link_pages"):
+            assert tools[name].annotations.readOnlyHint is False, name
+
+        index = (await client.call_tool("scope", {"target": "you"})).structured_content
+        assert {a["slug"] for a in index["focus_areas"]} == {"harbour", "data"}
+        focus = (await client.call_tool("scope", {"target": "harbour"})).structured_content
+        assert focus["members"] >= 4 and "deep compile is sensible" in focus["advice"]
+        thing = (await client.call_tool("scope", {"target": "daniel-okafor"})).structured_content
+        assert thing["neighbours"]["RELATES_TO"] >= 3 and thing["neighbours"]["IN_CONTEXT"] == 2
+
+        snap = (await client.call_tool("graph_snapshot", {})).structured_content
+        slugs = {p["slug"] for p in snap["pages"]}
+        assert {"you", "harbour", "data", "daniel-okafor", "sofia-marquez"} <= slugs
+        assert snap["total_pages"] == len(snap["pages"]) and snap["more"] is None
+        assert all("body" not in p for p in snap["pages"])
+        assert {"source": "daniel-okafor", "type": "IN_CONTEXT", "target": "data"} in snap["links"]
+
+        walk = (await client.call_tool("traverse", {"from_slug": "daniel-okafor"})).structured_content
+        assert walk["edge_type"] == "RELATES_TO"
+        assert {"sofia-marquez", "northwind-logistics"} <= {s["slug"] for s in walk["path"]}
+        inside = (await client.call_tool("traverse", {"from_slug": "daniel-okafor", "within": "data"})).structured_content
+        assert "northwind-logistics" not in {s["slug"] for s in inside["path"]}
+        filed = (await client.call_tool("traverse", {"from_slug": "daniel-okafor", "edge_type": "IN_CONTEXT"})).structured_content
+        assert {s["slug"] for s in filed["path"]} == {"harbour", "data"}
+        lonely = (await client.call_tool("traverse", {"from_slug": "harbour"})).structured_content
+        assert lonely["path"] == []
+
+        with pytest.raises(ToolError, match="never 'you'"):
+            await client.call_tool("traverse", {"from_slug": "you"})
+        with pytest.raises(ToolError, match="search or graph_snapshot"):
+            await client.call_tool("traverse", {"from_slug": "nobody-here"})
+        with pytest.raises(ToolError, match="search or graph_snapshot"):
+            await client.call_tool("scope", {"target": "nobody-here"})
+
+
+async def test_write_tools_over_mcp(ingested, mcp_url):
+    graph = ingested
+    async with Client(mcp_url) as client:
+        before = (await client.call_tool("get_page", {"slug": "acme-corporation"})).structured_content["page"]
+        renamed = (await client.call_tool("rename_page", {"slug": "acme-corporation", "title": "Acme Group"})).structured_content
+        page = renamed["page"]
+        assert page["slug"] == "acme-corporation" and page["title"] == "Acme Group"
+        assert "Acme Corporation" in page["aliases"]
+        assert {link["page"]["slug"] for link in page["links"]} == {link["page"]["slug"] for link in before["links"]}
+        brief = (await client.call_tool("brief", {})).structured_content
+        assert "Acme Group" in brief["text"] and brief["cached"] is False
+
+        counts = graph["db"].read(graph["driver"], graph_counts, graph["owner"])
+        with pytest.raises(ToolError, match="itself"):
+            await client.call_tool("link_pages", {"from_slug": "sofia-marquez", "to_slug": "sofia-marquez"})
+        with pytest.raises(ToolError, match="search or graph_snapshot"):
+            await client.call_tool("link_pages", {"from_slug": "sofia-marquez", "to_slug": "invented-slug"})
+        assert graph["db"].read(graph["driver"], graph_counts, graph["owner"]) == counts
+
+        linked = (await client.call_tool("link_pages", {"from_slug": "sofia-marquez", "to_slug": "acme-corporation"})).structured_content
+        assert linked["ok"] is True and "Linked" in linked["message"]
+        again = (await client.call_tool("link_pages", {"from_slug": "acme-corporation", "to_slug": "sofia-marquez"})).structured_content
+        assert again["ok"] is True and "already linked" in again["message"]
+        walk = (await client.call_tool("traverse", {"from_slug": "sofia-marquez"})).structured_content
+        assert "acme-corporation" in {s["slug"] for s in walk["path"]}
+        with pytest.raises(ToolError, match="search or graph_snapshot"):
+            await client.call_tool("rename_page", {"slug": "invented-slug", "title": "X"})
