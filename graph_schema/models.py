@@ -102,10 +102,13 @@ class ReviewPair(Model):
 
 
 class ResolvedDocument(Model):
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
     extracted: ExtractedDocument
     resolutions: list[EntityResolution] = Field(default_factory=list)
     review_pairs: list[ReviewPair] = Field(default_factory=list)
     focus_slug: str | None = None  # the focus page the source is filed under
+    anchor: KnownPage | None = None  # edit_page_body's anchor page, when it exists
 
 
 class MergeOutcome(Model):
@@ -256,3 +259,6 @@ class KnownPage(Model):
     title: str
     kind: PageKind
     name_keys: list[str] = Field(default_factory=list)
+
+
+ResolvedDocument.model_rebuild()

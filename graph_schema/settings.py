@@ -66,6 +66,7 @@ class Settings(BaseSettings):
     # --- ingestion limits ------------------------------------------------------------------
     max_file_bytes: int = Field(default=20_000_000, description="Larger files are read up to this size and marked truncated.")
     max_chunks_per_document: int = Field(default=2_000, description="Chunks past this are not processed; the source is marked truncated.")
+    max_submission_chars: int = Field(default=20_000, description="edit_page_body refuses longer bodies (send several).")
     chunk_target_chars: int = Field(default=1_500, description="Paragraphs are packed into chunks of about this size.")
     max_fact_chars: int = Field(default=600, description="Longer sentences are cut to this length when stored as a fact.")
     facts_embedded_per_page: int = Field(default=8, description="How many of a page's facts go into its embedding text.")

@@ -24,6 +24,7 @@ from mcp_server.service import (
     LinkAnswer,
     PageAnswer,
     ScopeAnswer,
+    EditAnswer,
     SearchAnswer,
     Snapshot,
     TraverseAnswer,
@@ -127,6 +128,21 @@ def build_server(service: GraphService | None = None) -> FastMCP:
         """Follows one kind of relationship from a known page and returns the path itself, strongest
         links first. An empty path is a normal answer."""
         return _call(lambda: service.traverse(from_slug, edge_type, within, limit))
+
+    @mcp.tool(title="Submit page update", annotations=WRITE)
+    def edit_page_body(
+        body: Annotated[str, Field(description="New information as prose (\"Decided on 12 March to launch the "
+                                   "Harbour pitch in April; Priya is leading\"), not an edited copy of a page.")],
+        slug: Annotated[str | None, Field(description="An existing page to anchor the text near (not a strict destination).")] = None,
+        new_project: Annotated[str | None, Field(description="Instead of slug: the name of a project the user is "
+                                                 "starting or leading; it becomes a focus area at once.")] = None,
+    ) -> EditAnswer:
+        """Submits new information to the ingestion pipeline, which merges it into the graph: it finds
+        what the text is about, adds facts to those pages and creates pages where needed. It never
+        overwrites a page and cannot delete a fact by leaving it out. Pass exactly one of slug or
+        new_project. Use it without asking when the user settles something durable, never for
+        passing chatter, then say plainly what was recorded (the answer lists what changed)."""
+        return _call(lambda: service.edit_page_body(body, slug, new_project))
 
     @mcp.tool(title="Rename page", annotations=WRITE)
     def rename_page(

@@ -72,9 +72,18 @@ class ScopeAnswer(BaseModel):
     sources: list[PageRef] = Field(default_factory=list)
 
 
-class LinkAnswer(BaseModel):
+class LinkAnswer(BaseModel):  # noqa: D101
     ok: bool
     message: str
+
+
+class EditAnswer(BaseModel):
+    pages_created: list[PageRef]
+    pages_updated: list[PageRef]
+    facts_added: int
+    focus_created: PageRef | None = None
+    message: str
+    sources: list[PageRef] = Field(default_factory=list)
 
 
 class GraphService:
@@ -236,3 +245,36 @@ class GraphService:
         if created:
             return LinkAnswer(ok=True, message=f"Linked {from_slug} and {to_slug} (RELATES_TO).")
         return LinkAnswer(ok=True, message=f"{from_slug} and {to_slug} were already linked; nothing changed.")
+
+    def edit_page_body(self, body: str, slug: str | None, new_project: str | None) -> EditAnswer:
+        if (slug is None) == (new_project is None):
+            raise InvalidRequest("Pass exactly one of slug (an existing page to anchor the text) or new_project.")
+        if not body.strip():
+            raise InvalidRequest("body is empty; send the new information as prose.")
+        if len(body) > self.settings.max_submission_chars:
+            raise InvalidRequest(
+                f"body is {len(body):,} characters, over the {self.settings.max_submission_chars:,} limit; "
+                "send it in several calls."
+            )
+        if new_project is not None and not new_project.strip():
+            raise InvalidRequest("new_project must name the project.")
+        if slug is not None:
+            self._ref(slug)
+        from pipeline.run import submit_text  # the pipeline's public way in; loads its models on first use
+
+        outcome = submit_text(
+            body, owner=self.owner, anchor_slug=slug,
+            new_project=new_project.strip() if new_project else None, author="assistant",
+        )
+        if outcome.status == "failed":
+            raise InvalidRequest(f"The text could not be ingested: {outcome.reason}")
+        driver = self.driver()
+        created = db.read(driver, page_refs, self.owner, outcome.pages_created)
+        updated = db.read(driver, page_refs, self.owner, outcome.pages_updated)
+        focus = next((p for p in created if p.slug == outcome.focus_created), None)
+        message = (
+            f"Recorded {outcome.facts_added} new fact{'s' if outcome.facts_added != 1 else ''}; "
+            f"created {len(created)} page{'s' if len(created) != 1 else ''}, updated {len(updated)}."
+        )
+        return EditAnswer(pages_created=created, pages_updated=updated, facts_added=outcome.facts_added,
+                          focus_created=focus, message=message, sources=[*created, *updated])

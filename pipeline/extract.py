@@ -221,7 +221,7 @@ def build_extracted(
         while cursor < len(spans) and spans[cursor][0] < sent_end:
             inside.append(spans[cursor][2])
             cursor += 1
-        if inside:
+        if inside or (parsed.kind is SourceKind.SUBMISSION and text[sent_start:sent_end].strip()):
             facts.append(
                 CandidateFact(
                     text=_one_line(text[sent_start:sent_end], max_chars),

@@ -9,7 +9,7 @@ from itertools import combinations
 import neo4j
 
 from graph_schema import db
-from graph_schema.kinds import PageKind, SourceStatus
+from graph_schema.kinds import PageKind, SourceKind, SourceStatus
 from graph_schema.models import (
     ChunkWrite,
     DocumentWrite,
@@ -84,17 +84,27 @@ def plan_document_write(owner: str, resolved: ResolvedDocument) -> DocumentWrite
             row["ends"].append(mention.end)
             row["surfaces"].append(mention.surface)
 
+    # A submission is filed near its anchor page (or under the focus area it starts): every
+    # sentence of it is also a fact about that page.
+    home = resolved.anchor.slug if resolved.anchor else (resolved.focus_slug if parsed.kind is SourceKind.SUBMISSION else None)
+    if resolved.anchor and resolved.anchor.slug not in pages:
+        pages[resolved.anchor.slug] = PageUpsert(slug=resolved.anchor.slug, title=resolved.anchor.title, kind=resolved.anchor.kind)
+
     facts: list[FactWrite] = []
     relations: set[tuple[str, str]] = set()
     seen_fact_ids: set[str] = set()
     for fact in extracted.facts:
-        slugs = sorted({slug_of[e] for e in fact.entities})
+        slugs = sorted({slug_of[e] for e in fact.entities} | ({home} if home else set()))
+        if not slugs:
+            continue
         fid = fact_id(owner, fact.text)
         if fid in seen_fact_ids:
             continue
         seen_fact_ids.add(fid)
         facts.append(FactWrite(id=fid, text=fact.text, start=fact.start, end=fact.end, slugs=slugs))
-        relations.update(combinations(slugs, 2))
+        # Pages sharing a fact relate; a focus area is joined by IN_CONTEXT instead.
+        related = sorted({slug_of[e] for e in fact.entities} | ({resolved.anchor.slug} if resolved.anchor else set()))
+        relations.update(combinations(related, 2))
 
     in_context: list[str] = []
     if source.focus_slug:

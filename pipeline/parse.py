@@ -12,6 +12,8 @@ import hashlib
 import re
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from graph_schema.kinds import SourceKind
 from graph_schema.models import Chunk, ParsedDocument
 from graph_schema.settings import Settings
@@ -221,5 +223,44 @@ def parse_document(path: Path, key: str, owner: str, settings: Settings) -> Pars
             "chunks": chunks,
             "element_count": element_count,
             "truncated_reason": truncated,
+        }
+    )
+
+
+SUBMISSION_PREFIX = "submission:"
+
+
+class Submission(BaseModel):
+    """Prose an assistant sent through edit_page_body, kept as a file so a run can be repeated."""
+
+    body: str
+    anchor_slug: str | None = None
+    new_project: str | None = None
+    author: str | None = None
+
+
+def submission_file(key: str, settings: Settings) -> Path:
+    return settings.state_dir / "submissions" / (key.removeprefix(SUBMISSION_PREFIX) + ".json")
+
+
+def parse_submission(key: str, owner: str, settings: Settings) -> ParsedDocument:
+    source_id = source_id_for(owner, SourceKind.SUBMISSION, key)
+    base = ParsedDocument(source_id=source_id, key=key, kind=SourceKind.SUBMISSION, format="text", title=key)
+    try:
+        submission = Submission.model_validate_json(submission_file(key, settings).read_text())
+    except FileNotFoundError:
+        return base.model_copy(update={"failure": "the submission is no longer stored"})
+    text = submission.body
+    title = f"Submission about {submission.new_project or submission.anchor_slug or 'you'}"
+    return base.model_copy(
+        update={
+            "title": title,
+            "text": text,
+            "content_hash": content_hash(text.encode()),
+            "chunks": chunk_text(text, settings.chunk_target_chars),
+            "element_count": 1,
+            "focus": submission.new_project,
+            "anchor_slug": submission.anchor_slug,
+            "author": submission.author,
         }
     )

@@ -221,6 +221,7 @@ def resolve_documents(
                 resolutions=resolutions,
                 review_pairs=review,
                 focus_slug=_focus_slug(doc.parsed.focus, pages, taken),
+                anchor=pages.pages.get(doc.parsed.anchor_slug) if doc.parsed.anchor_slug else None,
             )
         )
     return results

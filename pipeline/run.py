@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
+import uuid
+from datetime import datetime, timezone
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -18,7 +21,7 @@ from graph_schema.models import MergeOutcome
 from graph_schema.settings import Settings, get_settings
 from pipeline.assets import INGEST_ASSETS, context_brief, documents
 from pipeline.definitions import GRAPH_WRITES_TAG
-from pipeline.parse import SUPPORTED_SUFFIXES
+from pipeline.parse import SUBMISSION_PREFIX, Submission, submission_file
 from pipeline.resources import GraphResource, ProgressReporter, StageStore
 
 RANGE_START_TAG = "dagster/asset_partition_range_start"
@@ -121,3 +124,27 @@ def run_ingest(keys: list[str], owner: str | None = None, progress: ProgressRepo
 def ingest_paths(paths: Iterable[Path], owner: str | None = None, progress: ProgressReporter | None = None) -> IngestReport:
     settings = get_settings()
     return run_ingest(document_keys(paths, settings), owner=owner, progress=progress)
+
+
+_submit_lock = threading.Lock()
+
+
+def submit_text(
+    body: str,
+    *,
+    owner: str | None = None,
+    anchor_slug: str | None = None,
+    new_project: str | None = None,
+    author: str | None = None,
+) -> MergeOutcome:
+    """edit_page_body's way in: run prose through the same assets as an upload (a recorded
+    Dagster run) and report what actually changed. The caller checks that the anchor exists."""
+    settings = get_settings()
+    key = f"{SUBMISSION_PREFIX}{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}"
+    path = submission_file(key, settings)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    submission = Submission(body=body, anchor_slug=anchor_slug, new_project=new_project, author=author)
+    path.write_text(submission.model_dump_json())
+    with _submit_lock:  # one in-process Dagster run at a time from this process
+        report = run_ingest([key], owner=owner)
+    return report.outcomes[0]

@@ -22,7 +22,7 @@ from graph_schema.queries.search import vector_candidates
 from graph_schema.settings import Settings
 from pipeline.extract import extract_documents
 from pipeline.merge import merge_document
-from pipeline.parse import parse_document, source_id_for
+from pipeline.parse import SUBMISSION_PREFIX, parse_document, parse_submission, source_id_for
 from pipeline.resolve import resolve_documents
 
 
@@ -47,6 +47,9 @@ def parse_sources(keys: list[str], owner: str, settings: Settings, driver: neo4j
     """Read and chunk each document; mark the ones whose exact content is already in the graph."""
     parsed = []
     for key in keys:
+        if key.startswith(SUBMISSION_PREFIX):
+            parsed.append(parse_submission(key, owner, settings))
+            continue
         path = path_of_key(key, settings)
         if isinstance(path, str):
             source_id = source_id_for(owner, SourceKind.DOCUMENT, key)

@@ -92,3 +92,42 @@ async def test_write_tools_over_mcp(ingested, mcp_url):
         assert "acme-corporation" in {s["slug"] for s in walk["path"]}
         with pytest.raises(ToolError, match="search or graph_snapshot"):
             await client.call_tool("rename_page", {"slug": "invented-slug", "title": "X"})
+
+
+async def test_edit_page_body_goes_through_the_pipeline(ingested, mcp_url):
+    graph = ingested
+    async with Client(mcp_url) as client:
+        tools = {t.name: t for t in await client.list_tools()}
+        assert tools["edit_page_body"].annotations.readOnlyHint is False
+        before = graph["db"].read(graph["driver"], graph_counts, graph["owner"])
+
+        with pytest.raises(ToolError, match="exactly one"):
+            await client.call_tool("edit_page_body", {"body": "Something."})
+        with pytest.raises(ToolError, match="exactly one"):
+            await client.call_tool("edit_page_body", {"body": "x", "slug": "harbour", "new_project": "Y"})
+        with pytest.raises(ToolError, match="search or graph_snapshot"):
+            await client.call_tool("edit_page_body", {"body": "Something.", "slug": "made-up"})
+        assert graph["db"].read(graph["driver"], graph_counts, graph["owner"]) == before
+
+        anchored = (await client.call_tool("edit_page_body", {
+            "slug": "daniel-okafor",
+            "body": "Decided on 12 March that Daniel Okafor presents the volumes to Maria Lopez. The board meets in April.",
+        })).structured_content
+        assert anchored["facts_added"] == 2
+        assert "maria-lopez" in {p["slug"] for p in anchored["pages_created"]}
+        assert "daniel-okafor" in {p["slug"] for p in anchored["pages_updated"]}
+        page = (await client.call_tool("get_page", {"slug": "daniel-okafor"})).structured_content["page"]
+        facts = {f["text"]: f for f in page["facts"]}
+        assert "The board meets in April." in facts  # no entity: filed on the anchor
+        assert facts["The board meets in April."]["sources"][0]["kind"] == "submission"
+
+        project = (await client.call_tool("edit_page_body", {
+            "new_project": "Berth Scheduler",
+            "body": "I am starting the Berth Scheduler with Sofia Marquez. We ship a prototype in May.",
+        })).structured_content
+        assert project["focus_created"]["slug"] == "berth-scheduler"
+        assert project["focus_created"]["kind"] == "focus"
+        scope = (await client.call_tool("scope", {"target": "berth-scheduler"})).structured_content
+        assert scope["members"] >= 1
+        you = (await client.call_tool("get_page", {"slug": "you"})).structured_content["page"]
+        assert any("I am starting the Berth Scheduler" in f["text"] for f in you["facts"])
