@@ -48,7 +48,8 @@ def render_brief(material: dict) -> BriefView:
 
     paragraphs: list[str] = []
     name = material["name"]
-    who = f"{name}'s graph holds {material['sources']} source{'s' if material['sources'] != 1 else ''}."
+    owner_phrase = "Your graph" if name == "You" else f"{name}'s graph"
+    who = f"{owner_phrase} holds {material['sources']} source{'s' if material['sources'] != 1 else ''}."
     if material["you_facts"]:
         who += " In their own words: " + " ".join(material["you_facts"][:3])
         cite({"slug": "you", "title": name, "kind": "you"})
