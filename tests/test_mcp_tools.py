@@ -131,3 +131,18 @@ async def test_edit_page_body_goes_through_the_pipeline(ingested, mcp_url):
         assert scope["members"] >= 1
         you = (await client.call_tool("get_page", {"slug": "you"})).structured_content["page"]
         assert any("I am starting the Berth Scheduler" in f["text"] for f in you["facts"])
+
+
+async def test_the_same_server_over_stdio(ingested):
+    import os
+    import sys
+
+    from fastmcp.client.transports import StdioTransport
+
+    env = {**os.environ, "SUBTEXT_OWNER": ingested["owner"], "SUBTEXT_UPLOAD_DIR": str(ingested["upload"])}
+    transport = StdioTransport(command=sys.executable, args=["-m", "subtext.cli", "serve", "--stdio"], env=env)
+    async with Client(transport) as client:
+        names = {t.name for t in await client.list_tools()}
+        assert {"brief", "search", "get_page", "scope", "traverse", "edit_page_body"} <= names
+        page = (await client.call_tool("get_page", {"slug": "sofia-marquez"})).structured_content["page"]
+        assert page["title"] == "Sofia Marquez"
