@@ -46,6 +46,7 @@ class ParsedDocument(Model):
     failure: str | None = None
     unchanged: bool = False  # already ingested with this exact content: nothing to do
     previous_hash: str | None = None  # content hash of the version already in the graph, if any
+    deleted: bool = False  # the file is gone from the upload folder: retire what only it said
 
 
 class EntityMention(Model):
@@ -114,7 +115,7 @@ class ResolvedDocument(Model):
 class MergeOutcome(Model):
     source_id: str
     key: str
-    status: Literal["ingested", "unchanged", "failed"]
+    status: Literal["ingested", "unchanged", "failed", "retired"]
     reason: str | None = None
     pages_created: list[str] = Field(default_factory=list)
     pages_updated: list[str] = Field(default_factory=list)

@@ -7,6 +7,7 @@ from dagster import Definitions, define_asset_job
 from graph_schema.settings import get_settings
 from pipeline.assets import INGEST_ASSETS, context_brief, documents
 from pipeline.resources import GraphResource, ProgressReporter, StageStore
+from pipeline.sensors import build_upload_folder_sensor
 
 # Runs of this job write to the graph; dagster.yaml lets one such run go at a time.
 GRAPH_WRITES_TAG = {"subtext/graph-writes": "true"}
@@ -34,5 +35,6 @@ get_settings()  # environment for offline models and no telemetry, before any ru
 defs = Definitions(
     assets=[*INGEST_ASSETS, context_brief],
     jobs=[ingest_documents_job, brief_job],
+    sensors=[build_upload_folder_sensor(ingest_documents_job.name)],
     resources=resources(),
 )

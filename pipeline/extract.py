@@ -240,7 +240,7 @@ def build_extracted(
 def extract_documents(documents: list[ParsedDocument], nlp=None) -> list[ExtractedDocument]:
     """Run spaCy over every chunk of every readable document in one batched `nlp.pipe`."""
     nlp = nlp or load_nlp()
-    todo = [i for i, d in enumerate(documents) if d.failure is None and not d.unchanged]
+    todo = [i for i, d in enumerate(documents) if d.failure is None and not d.unchanged and not d.deleted]
     work = [
         (documents[i].text[c.start : c.end], (i, c.start)) for i in todo for c in documents[i].chunks
     ]

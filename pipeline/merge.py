@@ -21,7 +21,7 @@ from graph_schema.models import (
     ResolvedDocument,
     SourceWrite,
 )
-from graph_schema.queries.documents import record_failure, write_document
+from graph_schema.queries.documents import record_failure, retire_source, write_document
 from graph_schema.slugs import normalise_name
 
 
@@ -139,6 +139,12 @@ def merge_document(driver: neo4j.Driver, owner: str, resolved: ResolvedDocument,
         return MergeOutcome(source_id=parsed.source_id, key=parsed.key, status="failed", reason=parsed.failure)
     if parsed.unchanged:
         return MergeOutcome(source_id=parsed.source_id, key=parsed.key, status="unchanged")
+    if parsed.deleted:
+        if previous_hash is None:
+            return MergeOutcome(source_id=parsed.source_id, key=parsed.key, status="failed",
+                                reason="the file no longer exists (deleted before it was read)")
+        _, touched = db.write(driver, retire_source, owner, parsed.source_id)
+        return MergeOutcome(source_id=parsed.source_id, key=parsed.key, status="retired", pages_updated=touched)
     plan = plan_document_write(owner, resolved)
     counts = db.write(driver, write_document, owner, plan, previous_hash is not None)
     focus_created = plan.source.focus_slug if plan.source.focus_slug in counts.pages_created else None

@@ -23,9 +23,8 @@ from pipeline.assets import INGEST_ASSETS, context_brief, documents
 from pipeline.definitions import GRAPH_WRITES_TAG
 from pipeline.parse import SUBMISSION_PREFIX, Submission, submission_file
 from pipeline.resources import GraphResource, ProgressReporter, StageStore
+from pipeline.sensors import RANGE_END_TAG, RANGE_START_TAG
 
-RANGE_START_TAG = "dagster/asset_partition_range_start"
-RANGE_END_TAG = "dagster/asset_partition_range_end"
 
 
 class IngestReport(BaseModel):

@@ -54,6 +54,9 @@ def parse_sources(keys: list[str], owner: str, settings: Settings, driver: neo4j
         if isinstance(path, str):
             source_id = source_id_for(owner, SourceKind.DOCUMENT, key)
             parsed.append(ParsedDocument(source_id=source_id, key=key, title=Path(key).name, failure=path))
+        elif not path.exists() and not path.is_symlink():
+            source_id = source_id_for(owner, SourceKind.DOCUMENT, key)
+            parsed.append(ParsedDocument(source_id=source_id, key=key, title=Path(key).name, deleted=True))
         else:
             parsed.append(parse_document(path, key, owner, settings))
     return mark_unchanged(parsed, owner, driver)
@@ -64,8 +67,12 @@ def mark_unchanged(parsed: list[ParsedDocument], owner: str, driver: neo4j.Drive
     marked = []
     for document in parsed:
         previous_hash, status = states.get(document.source_id, (None, None))
+        if document.deleted and status == SourceStatus.RETIRED.value:
+            marked.append(document.model_copy(update={"unchanged": True, "previous_hash": previous_hash}))
+            continue
         unchanged = (
             document.failure is None
+            and not document.deleted
             and previous_hash == document.content_hash
             and status == SourceStatus.INGESTED.value
         )

@@ -222,3 +222,28 @@ def write_document(tx: neo4j.ManagedTransaction, owner: str, plan: DocumentWrite
         pages_updated=[s for s in slugs if s in existing],
         facts_added=len(set(fact_ids) - known_facts),
     )
+
+
+# A deleted file's facts are kept but hidden: retired unless another live source states them too.
+RETIRE_SOURCE = """
+MATCH (s:Source {owner: $owner, id: $sid})
+SET s.status = 'retired', s.retired_at = datetime()
+WITH s
+OPTIONAL MATCH (f:Fact)-[:FROM]->(s)
+WHERE NOT EXISTS { MATCH (f)-[:FROM]->(other:Source) WHERE other.status = 'ingested' }
+SET f.retired = true
+RETURN count(f) AS retired
+"""
+TOUCHED_BY_SOURCE = """
+MATCH (s:Source {owner: $owner, id: $sid})-[:MENTIONS]->(p:Page)
+RETURN collect(p.slug) AS slugs
+"""
+
+
+def retire_source(tx: neo4j.ManagedTransaction, owner: str, sid: str) -> tuple[int, list[str]]:
+    """(facts retired, slugs of the pages the source mentioned, whose bodies were re-rendered)."""
+    retired = tx.run(RETIRE_SOURCE, owner=owner, sid=sid).single()["retired"]
+    slugs = tx.run(TOUCHED_BY_SOURCE, owner=owner, sid=sid).single()["slugs"]
+    tx.run(RENDER_BODIES, owner=owner, slugs=slugs).consume()
+    bump_version(tx, owner)
+    return retired, slugs

@@ -1,0 +1,65 @@
+"""The upload-folder sensor: new, changed and deleted files become runs of the ingest job."""
+
+from __future__ import annotations
+
+import json
+
+from dagster import (
+    DefaultSensorStatus,
+    RunRequest,
+    SensorEvaluationContext,
+    SensorResult,
+    sensor,
+)
+
+from graph_schema.settings import get_settings
+from pipeline.assets import documents
+from pipeline.watch import FileState, folder_changes
+
+RANGE_START_TAG = "dagster/asset_partition_range_start"
+RANGE_END_TAG = "dagster/asset_partition_range_end"
+
+
+def upload_folder_requests(context: SensorEvaluationContext, job_name: str) -> SensorResult:
+    previous = {k: FileState(**v) for k, v in json.loads(context.cursor or "{}").items()}
+    changes = folder_changes(get_settings().upload_dir, previous)
+    cursor = json.dumps({k: v.model_dump() for k, v in changes.state.items()})
+    if not changes.any:
+        return SensorResult(skip_reason="No new, changed or deleted files in the upload folder.", cursor=cursor)
+
+    known = set(context.instance.get_dynamic_partitions(documents.name))
+    to_add = [k for k in changes.new if k not in known]
+    requests = []
+    # Files that arrived together are one run over a contiguous range of new partitions, so a
+    # bulk upload pays for model loading once; changed or deleted files get a run each.
+    if to_add:
+        requests.append(
+            RunRequest(
+                run_key=f"new:{changes.state[to_add[0]].sha256[:12]}:{len(to_add)}:{to_add[0]}",
+                job_name=job_name,
+                tags={RANGE_START_TAG: to_add[0], RANGE_END_TAG: to_add[-1]},
+            )
+        )
+    for key in [k for k in changes.new if k in known] + changes.changed:
+        requests.append(RunRequest(run_key=f"{key}:{changes.state[key].sha256}", partition_key=key, job_name=job_name))
+    for key in changes.deleted:
+        requests.append(RunRequest(run_key=f"{key}:deleted:{previous[key].sha256}", partition_key=key, job_name=job_name))
+    return SensorResult(
+        run_requests=requests,
+        dynamic_partitions_requests=[documents.build_add_request(to_add)] if to_add else [],
+        cursor=cursor,
+    )
+
+
+def build_upload_folder_sensor(job_name: str):
+    @sensor(
+        name="upload_folder",
+        job_name=job_name,
+        minimum_interval_seconds=15,
+        default_status=DefaultSensorStatus.RUNNING,
+        description="Watches the upload folder (by content hash) and requests ingest runs.",
+    )
+    def upload_folder(context: SensorEvaluationContext) -> SensorResult:
+        return upload_folder_requests(context, job_name)
+
+    return upload_folder
