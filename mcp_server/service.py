@@ -72,7 +72,7 @@ class ScopeAnswer(BaseModel):
     sources: list[PageRef] = Field(default_factory=list)
 
 
-class LinkAnswer(BaseModel):  # noqa: D101
+class LinkAnswer(BaseModel):
     ok: bool
     message: str
 

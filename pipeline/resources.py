@@ -50,8 +50,8 @@ class GraphResource(ConfigurableResource):
 class ProgressReporter:
     """Receives (stage, done, total) as a run goes; the CLI passes one that drives a Rich bar."""
 
-    def stage(self, name: str, done: int, total: int) -> None:  # noqa: D401 - a no-op by default
-        return None
+    def stage(self, name: str, done: int, total: int) -> None:
+        """A no-op here; the CLI's reporter overrides it."""
 
 
 _STAGE_MODELS: dict[str, type[BaseModel]] = {

@@ -8,7 +8,7 @@ import neo4j
 
 from graph_schema.kinds import PageKind
 from graph_schema.models import BriefView, PageRef
-from graph_schema.queries.pages import _native
+from graph_schema.queries.pages import to_native
 
 YOU_MATERIAL = """
 MATCH (o:Owner {id: $owner})
@@ -89,7 +89,7 @@ def load_brief(tx: neo4j.ManagedTransaction, owner: str) -> tuple[int, BriefView
         text=record["text"],
         sources=sources,
         graph_version=record["built_version"],
-        built_at=_native(record["built_at"]),
+        built_at=to_native(record["built_at"]),
         cached=True,
     )
 
@@ -97,4 +97,4 @@ def load_brief(tx: neo4j.ManagedTransaction, owner: str) -> tuple[int, BriefView
 def store_brief(tx: neo4j.ManagedTransaction, owner: str, brief: BriefView) -> BriefView:
     sources = json.dumps([s.model_dump(mode="json") for s in brief.sources])
     record = tx.run(STORE_BRIEF, owner=owner, text=brief.text, sources=sources, version=brief.graph_version).single()
-    return brief.model_copy(update={"built_at": _native(record["built_at"])})
+    return brief.model_copy(update={"built_at": to_native(record["built_at"])})

@@ -5,7 +5,6 @@ from __future__ import annotations
 import neo4j
 
 from graph_schema.kinds import PageKind
-from graph_schema.models import PageRef
 from graph_schema.queries.owners import bump_version
 
 SNAPSHOT_PAGES = """
@@ -139,5 +138,3 @@ def link_pages(tx: neo4j.ManagedTransaction, owner: str, a: str, b: str) -> bool
     bump_version(tx, owner)
     return True
 
-
-__all__ = ["PageRef"]

@@ -47,7 +47,7 @@ RETURN nodes, relationships, pages, facts, sources
 """
 
 
-def _native(value: Any) -> Any:
+def to_native(value: Any) -> Any:
     return value.to_native() if hasattr(value, "to_native") else value
 
 
@@ -60,7 +60,7 @@ def get_page(tx: neo4j.ManagedTransaction, owner: str, slug: str, max_facts: int
         FactView(
             id=f["id"],
             text=f["text"],
-            first_seen=_native(f["first_seen"]),
+            first_seen=to_native(f["first_seen"]),
             sources=[SourceRef(**{**s, "kind": SourceKind(s["kind"])}) for s in f["sources"]],
         )
         for f in record["facts"]
@@ -82,8 +82,8 @@ def get_page(tx: neo4j.ManagedTransaction, owner: str, slug: str, max_facts: int
         facts=facts,
         facts_total=record["facts_total"],
         links=links,
-        created_at=_native(page["created_at"]),
-        updated_at=_native(page["updated_at"]),
+        created_at=to_native(page["created_at"]),
+        updated_at=to_native(page["updated_at"]),
     )
 
 
