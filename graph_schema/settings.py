@@ -61,6 +61,8 @@ class Settings(BaseSettings):
     spacy_model: str = "en_core_web_sm"
     spacy_batch_size: int = 32
     embed_batch_size: int = 64
+    embed_max_tokens: int = Field(default=128, description="Texts are cut to this many tokens before embedding (MiniLM allows 256; half is ~2x faster).")
+    entity_context_chars: int = Field(default=300, description="How much of an entity's sentences is embedded to tell it apart from namesakes.")
     embedding_dimensions: int = 384
 
     # --- ingestion limits ------------------------------------------------------------------

@@ -128,6 +128,7 @@ def plan_document_write(owner: str, resolved: ResolvedDocument) -> DocumentWrite
         relations=sorted(relations),
         in_context=in_context,
         review_pairs=resolved.review_pairs,
+        page_merges=resolved.page_merges,
     )
 
 

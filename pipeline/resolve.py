@@ -26,6 +26,7 @@ from graph_schema.models import (
     EntityResolution,
     ExtractedDocument,
     KnownPage,
+    PageMerge,
     ResolvedDocument,
     ReviewPair,
 )
@@ -42,6 +43,10 @@ _COMPATIBLE = {
 VectorLookup = Callable[[list[float], list[PageKind], int], list[tuple[str, str, PageKind, float]]]
 
 
+# The kinds the language model assigns (and can get wrong); `you` and focus pages come from rules.
+NAMED_KINDS = {PageKind.PERSON, PageKind.ORGANISATION, PageKind.PROJECT, PageKind.TOOL, PageKind.TOPIC}
+
+
 def compatible_kinds(kind: PageKind) -> set[PageKind]:
     return _COMPATIBLE.get(kind, {kind})
 
@@ -54,12 +59,24 @@ class PageIndex:
     by_name: dict[str, list[str]] = field(default_factory=dict)  # name key -> slugs
     by_title: dict[PageKind, dict[str, str]] = field(default_factory=dict)  # kind -> title key -> slug
 
+    stored_words: dict[str, set[str]] = field(default_factory=dict)  # name word -> slugs of stored pages
+
     @classmethod
     def build(cls, known: list[KnownPage]) -> PageIndex:
         index = cls()
         for page in known:
             index.add(page)
+            for word in {w for key in [normalise_name(page.title), *page.name_keys] for w in key.split()}:
+                index.stored_words.setdefault(word, set()).add(page.slug)
         return index
+
+    def stored_shares_a_word(self, key: str, kinds: set[PageKind]) -> bool:
+        """Whether a page already in the graph (so in the vector index) of these kinds shares a name word."""
+        return any(
+            slug in self.pages and self.pages[slug].kind in kinds
+            for word in key.split()
+            for slug in self.stored_words.get(word, ())
+        )
 
     def add(self, page: KnownPage) -> None:
         self.pages[page.slug] = page
@@ -69,6 +86,17 @@ class PageIndex:
                 slugs.append(page.slug)
         self.by_title.setdefault(page.kind, {})[normalise_name(page.title)] = page.slug
 
+    def fold(self, from_slug: str, into_slug: str) -> None:
+        """`from_slug` is now part of `into_slug`: its names lead there from now on."""
+        page = self.pages.pop(from_slug)
+        for slugs in self.by_name.values():
+            if from_slug in slugs:
+                slugs.remove(from_slug)
+        titles = self.by_title.get(page.kind, {})
+        for key in [k for k, s in titles.items() if s == from_slug]:
+            del titles[key]
+        self.add_names(into_slug, [*page.name_keys, normalise_name(page.title)])
+
     def add_names(self, slug: str, keys: list[str]) -> None:
         page = self.pages[slug]
         new = [k for k in keys if k not in page.name_keys]
@@ -77,12 +105,26 @@ class PageIndex:
             self.by_name.setdefault(key, []).append(slug)
 
     def exact(self, keys: list[str], kinds: set[PageKind]) -> tuple[str, str] | None:
-        """(slug, matched key) of a compatible page known by one of `keys`, first key first."""
+        """(slug, matched key) of the one compatible page known by one of `keys`, first key first.
+
+        A key several pages share (a surname two people have) decides nothing unless it is one
+        page's own title; see `ambiguous`.
+        """
         for key in keys:
-            candidates = [s for s in self.by_name.get(key, []) if self.pages[s].kind in kinds]
-            if candidates:
-                return sorted(candidates)[0], key
+            candidates = self._candidates(key, kinds)
+            if len(candidates) == 1:
+                return candidates[0], key
+            titled = [s for s in candidates if normalise_name(self.pages[s].title) == key]
+            if len(titled) == 1:
+                return titled[0], key
         return None
+
+    def ambiguous(self, keys: list[str], kinds: set[PageKind]) -> list[str]:
+        """The pages sharing a name with the entity when `exact` could not pick one of them."""
+        return sorted({s for key in keys for s in self._candidates(key, kinds)})
+
+    def _candidates(self, key: str, kinds: set[PageKind]) -> list[str]:
+        return sorted(s for s in self.by_name.get(key, []) if self.pages[s].kind in kinds)
 
     def fuzzy(self, key: str, kinds: set[PageKind], threshold: float) -> tuple[str, float] | None:
         best: tuple[str, float] | None = None
@@ -105,7 +147,7 @@ def _resolve_entity(
     index: int,
     pages: PageIndex,
     settings: Settings,
-    embedding: list[float] | None,
+    embedding_of: Callable[[], list[float] | None],
     vector_lookup: VectorLookup | None,
     review: list[ReviewPair],
 ) -> EntityResolution:
@@ -127,6 +169,20 @@ def _resolve_entity(
             new_alias=entity.name if normalise_name(entity.name) not in page.name_keys else None,
         )
 
+    # The model's label is a guess ('Guido' tagged as an organisation): a name that is already
+    # exactly one page's name, of another kind, is that page. Rule-given kinds are never overridden.
+    if not entity.kind_certain:
+        found = pages.exact([name_key, *alias_keys], NAMED_KINDS - kinds)
+        if found:
+            slug, key = found
+            page = pages.pages[slug]
+            return EntityResolution(
+                entity=index, slug=slug, title=page.title, kind=page.kind, method="alias",
+                evidence=f"the name {key!r} is already a name of the {page.kind.value} page {page.title!r} "
+                f"(the language model had labelled it {entity.kind.value})",
+                new_alias=entity.name if normalise_name(entity.name) not in page.name_keys else None,
+            )
+
     near = pages.fuzzy(name_key, kinds, settings.fuzzy_merge_threshold)
     if near:
         slug, score = near
@@ -137,9 +193,16 @@ def _resolve_entity(
             new_alias=entity.name,
         )
 
+    # A name several pages share: only the context can say which one it is, if any.
+    shared = pages.ambiguous([name_key, *alias_keys], kinds)
+    # The vector index only holds stored pages, and a match must share a word of its name, so
+    # the lookup is skipped when no stored page of these kinds shares one.
+    embedding = embedding_of() if vector_lookup is not None and pages.stored_shares_a_word(name_key, kinds) else None
     if embedding is not None and vector_lookup is not None:
         for slug, title, kind, score in vector_lookup(embedding, sorted(kinds, key=lambda k: k.value), 5):
             if slug not in pages.pages or not _names_share_a_word(entity.name, title):
+                continue
+            if shared and slug not in shared:
                 continue
             if score >= settings.embedding_merge_threshold:
                 return EntityResolution(
@@ -152,9 +215,50 @@ def _resolve_entity(
                                          evidence=f"{entity.name!r} may be {title!r} (cosine {score:.2f})"))
             break
 
+    if shared:
+        known = {p.other_slug for p in review}
+        review.extend(
+            ReviewPair(slug="", other_slug=slug, score=0.0,
+                       evidence=f"{entity.name!r} is also a name of {pages.pages[slug].title!r}, and of other pages too")
+            for slug in shared if slug not in known
+        )
+        evidence = f"the name {entity.name!r} belongs to {len(shared)} pages and the context matched none of them"
+    else:
+        evidence = "no page of a compatible kind has this name or one close to it"
     return EntityResolution(entity=index, slug="", title=entity.name, kind=entity.kind, method="new",
-                            evidence="no page of a compatible kind has this name or one close to it",
-                            embedding=embedding)
+                            evidence=evidence, embedding=embedding_of())
+
+
+def _name_part_merges(entity: DocumentEntity, slug: str, pages: PageIndex) -> list[PageMerge]:
+    """Pages named only by a part of this entity's name are folded into its page.
+
+    Which page a bare name gets depends on what came first: 'PSF' may have a page of its own
+    from documents that only ever say 'PSF', and 'Guido' one from a document the model misread.
+    The first document that writes 'Python Software Foundation (PSF)', or 'Guido van Rossum' and
+    later 'Guido', settles it: the bare page is folded in. Only when that page is the one other
+    holder of the name ('Smith', shared by two people, is never folded anywhere).
+    """
+    name_words = normalise_name(entity.name).split()
+    parts = [(a, compatible_kinds(entity.kind), "is defined as") for a in entity.acronyms]
+    if entity.kind is PageKind.PERSON:
+        for alias in entity.aliases:
+            words = normalise_name(alias).split()
+            if words and len(words) < len(name_words) and words in (name_words[: len(words)], name_words[-len(words) :]):
+                parts.append((alias, NAMED_KINDS, "is also called"))
+    merges = []
+    for part, kinds, relation in parts:
+        key = normalise_name(part)
+        others = [s for s in pages.ambiguous([key], NAMED_KINDS) if s != slug]
+        if len(others) != 1 or others[0] not in pages.pages:
+            continue
+        other = pages.pages[others[0]]
+        if other.kind in kinds and normalise_name(other.title) == key:
+            pages.fold(other.slug, slug)
+            merges.append(PageMerge(
+                from_slug=other.slug, into_slug=slug,
+                evidence=f"{entity.name!r} {relation} {part!r} in the text, and {other.slug!r} was a page for {part!r}",
+            ))
+    return merges
 
 
 def _focus_slug(title: str | None, pages: PageIndex, taken: set[str]) -> str | None:
@@ -182,23 +286,40 @@ def resolve_documents(
     pages = PageIndex.build(known)
     taken = set(pages.pages)
 
-    # Only entities no name matches need an embedding (for the vector step and for their new page).
-    unmatched = [
-        (d, e)
-        for d, doc in enumerate(documents)
-        for e, entity in enumerate(doc.entities)
-        if entity.kind is not PageKind.YOU
-        and pages.exact([normalise_name(entity.name), *map(normalise_name, entity.aliases)], compatible_kinds(entity.kind)) is None
-    ]
+    # Only entities no name matches need an embedding (for the vector step and for their new
+    # page). Of several in this batch sharing a name only the first is embedded up front: the
+    # rest will find the page it creates by name. Any that do not are embedded when reached.
+    def names_of(entity: DocumentEntity) -> list[str]:
+        return [normalise_name(entity.name), *map(normalise_name, entity.aliases)]
+
+    unmatched: list[tuple[int, int]] = []
+    claimed: set[tuple[str, PageKind]] = set()
+    for d, doc in enumerate(documents):
+        for e, entity in enumerate(doc.entities):
+            if entity.kind is PageKind.YOU:
+                continue
+            keys = names_of(entity)
+            if entity.embedding is not None or pages.exact(keys, compatible_kinds(entity.kind)) is not None:
+                continue
+            if any((key, kind) in claimed for key in keys for kind in compatible_kinds(entity.kind)):
+                continue
+            claimed.update((key, entity.kind) for key in keys)
+            unmatched.append((d, e))
     vectors = dict(zip(unmatched, embed([documents[d].entities[e].context for d, e in unmatched]), strict=True))
 
     results = []
     for d, doc in enumerate(documents):
         resolutions: list[EntityResolution] = []
         review: list[ReviewPair] = []
+        merges: list[PageMerge] = []
         for e, entity in enumerate(doc.entities):
             pending = len(review)
-            resolution = _resolve_entity(entity, e, pages, settings, vectors.get((d, e)), vector_lookup, review)
+            def embedding_of(entity: DocumentEntity = entity, at: tuple[int, int] = (d, e)) -> list[float]:
+                if entity.embedding is None:
+                    entity.embedding = vectors.get(at) or embed([entity.context])[0]
+                return entity.embedding
+
+            resolution = _resolve_entity(entity, e, pages, settings, embedding_of, vector_lookup, review)
             if resolution.method == "new":
                 slug = unique_slug(slugify(entity.name), taken)
                 taken.add(slug)
@@ -208,6 +329,7 @@ def resolve_documents(
             # Review pairs found for this entity name its page now that it has a slug.
             for pair in review[pending:]:
                 pair.slug = resolution.slug
+            merges.extend(_name_part_merges(entity, resolution.slug, pages))
             if resolution.method != "you":
                 # The entity's names become names of the page (exact matches from now on). Fuzzy
                 # matching only ever compares with titles, so variants of variants never chain.
@@ -220,6 +342,7 @@ def resolve_documents(
                 extracted=doc,
                 resolutions=resolutions,
                 review_pairs=review,
+                page_merges=merges,
                 focus_slug=_focus_slug(doc.parsed.focus, pages, taken),
                 anchor=pages.pages.get(doc.parsed.anchor_slug) if doc.parsed.anchor_slug else None,
             )

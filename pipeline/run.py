@@ -27,6 +27,11 @@ from pipeline.sensors import RANGE_END_TAG, RANGE_START_TAG
 
 
 
+# Dagster's console logger prints every event at DEBUG; a person running the CLI wants warnings
+# (a document skipped, and why). Everything is still recorded in the instance for the UI.
+QUIET_CONSOLE = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
 class IngestReport(BaseModel):
     outcomes: list[MergeOutcome] = Field(default_factory=list)
     run_ids: list[str] = Field(default_factory=list)
@@ -110,10 +115,11 @@ def run_ingest(keys: list[str], owner: str | None = None, progress: ProgressRepo
     report = IngestReport()
     for group in _contiguous_groups(keys, order):
         tags = {**GRAPH_WRITES_TAG, RANGE_START_TAG: group[0], RANGE_END_TAG: group[-1]}
-        result = materialize(INGEST_ASSETS, instance=instance, resources=resources, tags=tags)
+        result = materialize(INGEST_ASSETS, instance=instance, resources=resources, tags=tags, run_config=QUIET_CONSOLE)
         report.run_ids.append(result.run_id)
         report.outcomes.extend(result.output_for_node("graph_merge").values())
-    brief = materialize([context_brief], instance=instance, resources=resources, tags=GRAPH_WRITES_TAG)
+    brief = materialize([context_brief], instance=instance, resources=resources, tags=GRAPH_WRITES_TAG,
+                        run_config=QUIET_CONSOLE)
     report.run_ids.append(brief.run_id)
     materializations = brief.asset_materializations_for_node("context_brief")
     report.brief_rebuilt = bool(materializations and materializations[0].metadata["rebuilt"].value)

@@ -81,7 +81,7 @@ def mark_unchanged(parsed: list[ParsedDocument], owner: str, driver: neo4j.Drive
 
 
 def extract_mentions(parsed: list[ParsedDocument]) -> list[ExtractedDocument]:
-    return extract_documents(parsed)
+    return extract_documents(parsed, embed=embed_texts)
 
 
 def resolve_entities(

@@ -18,7 +18,7 @@ from graph_schema.settings import PROJECT_ROOT, get_settings
 app = typer.Typer(help="subtext: a self-hosted context graph for AI assistants.", no_args_is_help=True)
 neo4j_app = typer.Typer(help="Manage the local Neo4j server (the embedded default).", no_args_is_help=True)
 app.add_typer(neo4j_app, name="neo4j")
-console = Console(stderr=True)
+console = Console(stderr=True, soft_wrap=True)  # errors keep whole lines, so they can be grepped
 out = Console()
 
 SAMPLES = PROJECT_ROOT / "samples" / "uploads"
@@ -187,6 +187,67 @@ def demo() -> None:
         out.print(f"\n[dim]Done in {time.perf_counter() - started:.1f} s "
                   f"(ingest and brief {time.perf_counter() - ingest_started:.1f} s).[/dim]")
     out.print("[dim]Next: `subtext serve` for assistants, `subtext dagster` for the pipeline UI.[/dim]")
+
+
+@app.command("export")
+def export_graph(
+    path: Path = typer.Argument(..., help="The JSONL file to write ('-' for standard output)."),
+) -> None:
+    """Write the person's graph as JSON Lines: pages, sources, chunks, facts with spans, mentions, links."""
+    from graph_schema import db
+    from graph_schema.transfer import write_export
+
+    try:
+        ensure_graph_server()
+        settings = get_settings()
+        with db.open_driver(settings) as driver:
+            if str(path) == "-":
+                counts = write_export(driver, settings.owner, sys.stdout)
+            else:
+                with path.open("w", encoding="utf-8") as handle:
+                    counts = write_export(driver, settings.owner, handle)
+    except SubtextError as e:
+        _fail(e)
+    console.print("Exported " + ", ".join(f"{n} {t}s" for t, n in counts.items() if t != "meta") + f" to {path}.")
+
+
+@app.command("import")
+def import_graph(path: Path = typer.Argument(..., exists=True, dir_okay=False, help="A file `subtext export` wrote.")) -> None:
+    """Load an export into the person's graph, which must be empty (set SUBTEXT_OWNER for a new one)."""
+    from graph_schema import db
+    from graph_schema.queries.schema import create_schema
+    from graph_schema.transfer import import_records, parse_records
+
+    try:
+        with path.open(encoding="utf-8") as handle:
+            records = parse_records(handle, str(path))
+        ensure_graph_server()
+        settings = get_settings()
+        with db.open_driver(settings) as driver:
+            create_schema(driver)
+            counts = import_records(driver, settings.owner, settings.owner_name, records)
+    except SubtextError as e:
+        _fail(e)
+    except UnicodeDecodeError:
+        _fail(SubtextError(f"{path} is not UTF-8 text; is it a file `subtext export` wrote?"))
+    out.print(f"Imported into {get_settings().owner!r}: " + ", ".join(f"{n} {t}s" for t, n in counts.items()) + ".")
+
+
+@app.command()
+def quality(
+    corpus: Path = typer.Option(PROJECT_ROOT / "tests" / "data" / "peps", help="A folder with gold.jsonl and docs/ (default: the PEP corpus kept with the tests)."),
+    owner: str = typer.Option("quality-peps", help="The graph the corpus is ingested into (emptied first)."),
+) -> None:
+    """Ingest a gold corpus (the PEPs) into its own graph and print recall, duplicates and wrong merges."""
+    from pipeline.quality import format_report
+    from pipeline.quality_run import run_quality
+
+    try:
+        ensure_graph_server()
+        report = run_quality(corpus, owner)
+    except SubtextError as e:
+        _fail(e)
+    out.print(format_report(report))
 
 
 # ------------------------------------------------------------------------------- serving

@@ -63,3 +63,33 @@ def test_short_names_and_acronyms_join_their_entity():
     assert len(psf[0].mentions) >= 3
     for fact in extracted.facts:
         assert text[fact.start : fact.end].strip()
+
+
+def test_header_people_are_read_with_exact_spans_and_addresses_left_out():
+    from pipeline.header_people import read_header
+
+    text = (
+        "PEP: 8\nTitle: Style Guide\nAuthor: Guido van Rossum <guido@python.org>,\n"
+        "        Barry Warsaw <barry@python.org>\nSponsor: barry@python.org (Barry Warsaw)\n"
+        "Status: Active\n\nGuido wrote it.\n"
+    )
+    header = read_header(text)
+    assert [text[s:e] for s, e in header.people] == ["Guido van Rossum", "Barry Warsaw", "Barry Warsaw"]
+    assert text[header.end :].startswith("\nGuido")
+    notes = "---\ntitle: Kickoff\nattendees: Priya Natarajan, Daniel Okafor and Lee\n---\n"
+    assert [notes[s:e] for s, e in read_header(notes).people] == ["Priya Natarajan", "Daniel Okafor", "Lee"]
+    # One "Note:" line opening a paragraph is prose, not a header.
+    assert read_header("Note: Priya Natarajan will call.\nMore text.").people == []
+
+
+def test_header_people_are_people_and_short_forms_join_them():
+    text = (
+        "Title: Harbour\nAuthor: Priya Natarajan <priya@example.com>\nStatus: Draft\n\n"
+        "Priya proposed the Harbour pitch to Acme Corporation. Natarajan will present it.\n"
+    )
+    parsed = ParsedDocument(source_id="s", key="h.rst", text=text, chunks=chunk_text(text, 1500))
+    extracted = extract_documents([parsed])[0]
+    people = [e for e in extracted.entities if e.kind is PageKind.PERSON]
+    assert len(people) == 1 and people[0].kind_certain
+    assert people[0].name == "Priya Natarajan"
+    assert {m.surface for m in people[0].mentions} >= {"Priya Natarajan", "Natarajan"}

@@ -158,6 +158,54 @@ SET p.body = reduce(acc = '', t IN texts | acc + CASE WHEN acc = '' THEN '' ELSE
 """
 
 
+# Folding page `from` into page `into`: facts, mentions and links move over (merged with what
+# `into` already has), names become aliases, `from` is deleted and remembered as a former slug.
+FOLD_FACTS = """
+MATCH (y:Page {owner: $owner, slug: $from_slug})<-[r:ABOUT]-(f:Fact), (x:Page {owner: $owner, slug: $into_slug})
+MERGE (f)-[:ABOUT]->(x)
+DELETE r
+"""
+FOLD_MENTIONS = """
+MATCH (s:Source)-[m:MENTIONS]->(y:Page {owner: $owner, slug: $from_slug}), (x:Page {owner: $owner, slug: $into_slug})
+MERGE (s)-[n:MENTIONS]->(x)
+  ON CREATE SET n = properties(m)
+  ON MATCH SET n.starts = n.starts + m.starts, n.ends = n.ends + m.ends, n.surfaces = n.surfaces + m.surfaces
+DELETE m
+"""
+FOLD_LINKS_OUT = """
+MATCH (y:Page {owner: $owner, slug: $from_slug})-[r:RELATES_TO|IN_CONTEXT]->(q:Page {owner: $owner}),
+      (x:Page {owner: $owner, slug: $into_slug})
+WHERE q <> x
+MERGE (x)-[n:$(type(r))]->(q)
+  ON CREATE SET n.created_at = r.created_at, n.sources = [], n.manual = coalesce(r.manual, false)
+SET n.sources = n.sources + [s IN coalesce(r.sources, []) WHERE NOT s IN n.sources]
+DELETE r
+"""
+FOLD_LINKS_IN = """
+MATCH (y:Page {owner: $owner, slug: $from_slug})<-[r:RELATES_TO|IN_CONTEXT]-(q:Page {owner: $owner}),
+      (x:Page {owner: $owner, slug: $into_slug})
+WHERE q <> x
+MERGE (q)-[n:$(type(r))]->(x)
+  ON CREATE SET n.created_at = r.created_at, n.sources = [], n.manual = coalesce(r.manual, false)
+SET n.sources = n.sources + [s IN coalesce(r.sources, []) WHERE NOT s IN n.sources]
+DELETE r
+"""
+FOLD_PAGE = """
+MATCH (y:Page {owner: $owner, slug: $from_slug}), (x:Page {owner: $owner, slug: $into_slug})
+SET x.aliases = x.aliases + [a IN [y.title] + y.aliases WHERE NOT a IN x.aliases AND a <> x.title],
+    x.name_keys = x.name_keys + [k IN y.name_keys WHERE NOT k IN x.name_keys],
+    x.former_slugs = coalesce(x.former_slugs, []) + y.slug,
+    x.merge_evidence = coalesce(x.merge_evidence, []) + $evidence,
+    x.updated_at = datetime()
+DETACH DELETE y
+"""
+
+
+def fold_page(tx: neo4j.ManagedTransaction, owner: str, from_slug: str, into_slug: str, evidence: str) -> None:
+    for statement in (FOLD_FACTS, FOLD_MENTIONS, FOLD_LINKS_OUT, FOLD_LINKS_IN, FOLD_PAGE):
+        tx.run(statement, owner=owner, from_slug=from_slug, into_slug=into_slug, evidence=evidence).consume()
+
+
 class WriteCounts(BaseModel):
     pages_created: list[str]
     pages_updated: list[str]
@@ -215,6 +263,8 @@ def write_document(tx: neo4j.ManagedTransaction, owner: str, plan: DocumentWrite
         tx.run(WRITE_IN_CONTEXT, owner=owner, sid=sid, focus=plan.source.focus_slug, slugs=plan.in_context).consume()
     if plan.review_pairs:
         tx.run(WRITE_REVIEW_PAIRS, owner=owner, pairs=[p.model_dump() for p in plan.review_pairs]).consume()
+    for merge in plan.page_merges:
+        fold_page(tx, owner, merge.from_slug, merge.into_slug, merge.evidence)
     tx.run(RENDER_BODIES, owner=owner, slugs=slugs).consume()
     bump_version(tx, owner)
     return WriteCounts(

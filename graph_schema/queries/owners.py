@@ -33,3 +33,17 @@ def bump_version(tx: neo4j.ManagedTransaction, owner: str) -> int:
 def graph_version(tx: neo4j.ManagedTransaction, owner: str) -> int:
     record = tx.run(GRAPH_VERSION, owner=owner).single()
     return record["version"] if record else 0
+
+
+# Every node of a person's graph carries their `owner`; deleted in batches so a large graph
+# never needs one huge transaction.
+DELETE_OWNER_BATCH = """
+MATCH (n {owner: $owner})
+WITH n LIMIT $batch
+DETACH DELETE n
+RETURN count(*) AS deleted
+"""
+
+
+def delete_owner_batch(tx: neo4j.ManagedTransaction, owner: str, batch: int = 5_000) -> int:
+    return tx.run(DELETE_OWNER_BATCH, owner=owner, batch=batch).single()["deleted"]

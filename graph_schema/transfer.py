@@ -1,0 +1,244 @@
+"""`subtext export` / `subtext import`: a person's graph as JSON Lines, and back.
+
+One JSON object per line, each with a `type`:
+
+    meta     format, version, owner, when, and how many records of each type follow
+    page     slug, title, kind, aliases, name keys, body, embedding
+    source   a document or submission: key (its path in the upload folder), hash, status, reason
+    chunk    a source's text in pieces, with character offsets
+    fact     text, retired flag, every source it came from with its character span, the pages it is about
+    mention  source, page, the character spans and surface forms, and how resolution decided
+    link     RELATES_TO, IN_CONTEXT or POSSIBLY_SAME between two pages, with the sources behind it
+
+For .txt, .md and .rst files, spans index the file's own text, so a scorer can find every mention
+again in the original. Import validates every line first and names the line of any error; then
+it loads everything into an empty graph (it refuses to mix into one that has content).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from datetime import date, datetime
+from typing import Annotated, Any, Literal
+
+import neo4j
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from graph_schema import db
+from graph_schema.errors import InvalidRequest
+from graph_schema.kinds import PageKind, SourceKind
+from graph_schema.queries.owners import bump_version, ensure_owner
+from graph_schema.queries.transfer import (
+    EXPORT_QUERIES,
+    content_counts,
+    export_batch,
+    import_batch,
+    recount_facts,
+)
+
+EXPORT_FORMAT = "subtext-export"
+EXPORT_VERSION = 1
+RECORD_ORDER = ("page", "source", "chunk", "fact", "mention", "link")
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class PageRecord(_Record):
+    type: Literal["page"] = "page"
+    slug: str
+    title: str
+    kind: PageKind
+    aliases: list[str] = Field(default_factory=list)
+    name_keys: list[str] = Field(default_factory=list)
+    body: str = ""
+    embedding: list[float] | None = None
+    created_at: str | None = None
+    updated_at: str | None = None
+    created_by: str | None = None
+
+
+class SourceRecord(_Record):
+    type: Literal["source"] = "source"
+    id: str
+    key: str
+    kind: SourceKind
+    title: str | None = None
+    format: str | None = None
+    content_hash: str | None = None
+    status: Literal["ingested", "failed", "retired"]
+    reason: str | None = None
+    truncated_reason: str | None = None
+    author: str | None = None
+    focus: str | None = None
+    created_at: str | None = None
+    ingested_at: str | None = None
+    retired_at: str | None = None
+
+
+class ChunkRecord(_Record):
+    type: Literal["chunk"] = "chunk"
+    id: str
+    source: str
+    index: int
+    start: int
+    end: int
+    text: str
+
+
+class FactSource(_Record):
+    source: str
+    key: str | None = None
+    start: int | None = None
+    end: int | None = None
+
+
+class FactRecord(_Record):
+    type: Literal["fact"] = "fact"
+    id: str
+    text: str
+    retired: bool = False
+    first_seen: str | None = None
+    position: int | None = None
+    created_by: str | None = None
+    sources: list[FactSource] = Field(default_factory=list)
+    about: list[str] = Field(default_factory=list)
+
+
+class MentionRecord(_Record):
+    type: Literal["mention"] = "mention"
+    source: str
+    key: str | None = None
+    page: str
+    starts: list[int]
+    ends: list[int]
+    surfaces: list[str]
+    method: str | None = None
+    score: float | None = None
+    evidence: str | None = None
+
+
+class LinkRecord(_Record):
+    type: Literal["link"] = "link"
+    link: Literal["RELATES_TO", "IN_CONTEXT", "POSSIBLY_SAME"]  # the relationship type
+    source: str
+    target: str
+    sources: list[str] | None = None
+    manual: bool | None = None
+    score: float | None = None
+    evidence: str | None = None
+    created_at: str | None = None
+
+
+class MetaRecord(_Record):
+    type: Literal["meta"] = "meta"
+    format: Literal["subtext-export"] = EXPORT_FORMAT
+    version: int = EXPORT_VERSION
+    owner: str
+    exported_at: str
+
+
+AnyRecord = Annotated[
+    MetaRecord | PageRecord | SourceRecord | ChunkRecord | FactRecord | MentionRecord | LinkRecord,
+    Field(discriminator="type"),
+]
+_RECORD = TypeAdapter(AnyRecord)
+
+
+def _plain(value: Any) -> Any:
+    """Neo4j temporal values (deeply nested too) as ISO strings, so every record is JSON."""
+    if hasattr(value, "to_native"):
+        value = value.to_native()
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def export_records(driver: neo4j.Driver, owner: str, batch: int = 1_000) -> Iterator[dict[str, Any]]:
+    """Every record of the person's graph, type by type, read in batches."""
+    yield MetaRecord(owner=owner, exported_at=datetime.now().astimezone().isoformat()).model_dump()
+    for record_type in RECORD_ORDER:
+        _, cursor_field = EXPORT_QUERIES[record_type]
+        after = ""
+        while True:
+            rows = db.read(driver, export_batch, owner, record_type, after, batch)
+            for row in rows:
+                row = _plain(row)
+                cursor = row.pop("cursor", None)
+                if record_type == "fact":  # collected in no particular order; sorted so exports compare
+                    row["about"] = sorted(row["about"])
+                    row["sources"] = sorted(row["sources"], key=lambda s: (s["source"], s["start"] or 0))
+                yield {"type": record_type, **row}
+            if len(rows) < batch:
+                break
+            after = cursor if cursor is not None else rows[-1][cursor_field]
+
+
+def write_export(driver: neo4j.Driver, owner: str, lines: Any) -> dict[str, int]:
+    """Write the JSONL export to the text stream `lines`; returns how many records of each type."""
+    counts: dict[str, int] = {}
+    for record in export_records(driver, owner):
+        lines.write(json.dumps(record, ensure_ascii=False) + "\n")
+        counts[record["type"]] = counts.get(record["type"], 0) + 1
+    return counts
+
+
+def parse_records(lines: Iterable[str], origin: str) -> list[BaseModel]:
+    """Validate every line; the first bad one raises InvalidRequest naming `origin` and the line."""
+    records: list[BaseModel] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            records.append(_RECORD.validate_python(data))
+        except (json.JSONDecodeError, ValidationError) as e:
+            first = str(e).splitlines()[0] if isinstance(e, json.JSONDecodeError) else _first_error(e)
+            raise InvalidRequest(f"{origin}, line {number}: {first}. Fix or remove that line and import again.") from e
+    if not records or not isinstance(records[0], MetaRecord):
+        raise InvalidRequest(f"{origin} does not start with a subtext export header line; was it made by `subtext export`?")
+    return records
+
+
+def _first_error(error: ValidationError) -> str:
+    detail = error.errors()[0]
+    where = ".".join(str(p) for p in detail["loc"])
+    return f"{where}: {detail['msg']}" if where else detail["msg"]
+
+
+def import_records(
+    driver: neo4j.Driver, owner: str, owner_name: str, records: list[BaseModel], batch: int = 500
+) -> dict[str, int]:
+    """Load validated records into the person's graph, which must be empty."""
+    db.write(driver, ensure_owner, owner, owner_name)
+    pages, sources = db.read(driver, content_counts, owner)
+    if pages or sources:
+        raise InvalidRequest(
+            f"The graph of {owner!r} already has {pages} pages and {sources} sources; import only fills an "
+            "empty graph. Set SUBTEXT_OWNER to a new name to import beside it."
+        )
+    by_type: dict[str, list[dict[str, Any]]] = {t: [] for t in RECORD_ORDER}
+    for record in records:
+        if isinstance(record, MetaRecord):
+            continue
+        row = record.model_dump(mode="json")
+        if isinstance(record, PageRecord):
+            row["label"] = record.kind.label  # labels only ever come from the PageKind enum
+        by_type[row.pop("type")].append(row)
+    for record_type in RECORD_ORDER:
+        rows = by_type[record_type]
+        for start in range(0, len(rows), batch):
+            db.write(driver, import_batch, owner, record_type, rows[start : start + batch])
+
+    def finish(tx: neo4j.ManagedTransaction) -> None:
+        recount_facts(tx, owner)
+        bump_version(tx, owner)
+
+    db.write(driver, finish)
+    return {t: len(rows) for t, rows in by_type.items()}

@@ -1,0 +1,100 @@
+"""People named in a document's header block: `Author:`, `Sponsor:`, `Attendees:` and the like.
+
+Many working documents open with a block of `Field: value` lines (PEPs and RFCs, meeting notes,
+YAML front matter in Markdown). The people in those fields are the most certain person mentions a
+document has, and a small statistical NER model often mislabels them (an address next to a name
+reads like an organisation). They are read here by rule, with exact character spans, and the
+model's own entities inside the header block are ignored.
+
+    Author: Guido van Rossum <guido@python.org>,
+            Barry Warsaw <barry@python.org>
+    Attendees: Priya Raman, Sam Okafor and Lee
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel
+
+# Header fields whose values are people (lower-cased field names).
+PERSON_FIELDS = {
+    "author", "authors", "by", "sponsor", "delegate", "bdfl-delegate", "pep-delegate", "editor", "editors",
+    "owner", "owners", "maintainer", "maintainers", "contributor", "contributors", "reviewer", "reviewers",
+    "attendee", "attendees", "participants", "present",
+}
+_FIELD_LINE = re.compile(r"^([A-Za-z][A-Za-z0-9-]{0,40}):(?:[ \t]+|$)")
+_CONTINUATION = re.compile(r"^[ \t]+\S")
+_FRONT_MATTER_FENCE = "---"
+_EMAIL = re.compile(r"<[^<>]*>|\([^()]*@[^()]*\)|\S+@\S+|\S+ at \S+\.\w+")
+_PAREN_NAME = re.compile(r"^\s*\S+@\S+\s*\(([^()@]+)\)\s*$")
+_SEPARATORS = re.compile(r",|;|\band\b|&")
+_NAME_CHARS = re.compile(r"^[^\W\d_][\w .'’-]*$")
+_MAX_HEADER_LINES = 60
+_MAX_NAME_WORDS = 5
+
+
+class HeaderBlock(BaseModel):
+    """Where the header ends, and the people it names as (start, end) spans of the text."""
+
+    end: int = 0
+    people: list[tuple[int, int]] = []
+    person_fields: list[tuple[int, int]] = []  # the value spans of the person fields
+
+
+def _name_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Split one field value into the spans of the names in it, addresses left out."""
+    value = text[start:end]
+    paren = _PAREN_NAME.match(value)
+    if paren:  # "guido@python.org (Guido van Rossum)"
+        return [(start + paren.start(1), start + paren.end(1))]
+    spans: list[tuple[int, int]] = []
+    masked = _EMAIL.sub(lambda m: " " * len(m.group()), value)
+    position = 0
+    for piece in [*_SEPARATORS.finditer(masked), None]:
+        piece_end = piece.start() if piece else len(masked)
+        raw = masked[position:piece_end]
+        stripped = raw.strip(" \t\n\"'.")
+        if stripped:
+            offset = raw.index(stripped)
+            s = start + position + offset
+            e = s + len(stripped)
+            name = text[s:e]
+            if (
+                _NAME_CHARS.match(name)
+                and len(name.split()) <= _MAX_NAME_WORDS
+                and "\n" not in name
+                and any(ch.isupper() for ch in name)
+            ):
+                spans.append((s, e))
+        position = piece.end() if piece else len(masked)
+    return spans
+
+
+def read_header(text: str) -> HeaderBlock:
+    """The header block at the top of `text` (optionally inside `---` front matter), if it has one."""
+    lines = text.splitlines(keepends=True)
+    position = 0
+    index = 0
+    if lines and lines[0].strip() == _FRONT_MATTER_FENCE:
+        position += len(lines[0])
+        index = 1
+    fields: list[tuple[str, int, int]] = []  # (field name, value start, value end)
+    seen_field = False
+    for line in lines[index : index + _MAX_HEADER_LINES]:
+        match = _FIELD_LINE.match(line)
+        if match:
+            seen_field = True
+            value_start = position + match.end()
+            fields.append((match.group(1).lower(), value_start, position + len(line.rstrip("\r\n"))))
+        elif seen_field and _CONTINUATION.match(line) and fields:
+            name, value_start, _ = fields[-1]
+            fields[-1] = (name, value_start, position + len(line.rstrip("\r\n")))
+        else:
+            break
+        position += len(line)
+    if len(fields) < 2:  # one "Note: ..." line is prose, not a header
+        return HeaderBlock()
+    person_fields = [(s, e) for name, s, e in fields if name in PERSON_FIELDS]
+    people = [span for s, e in person_fields for span in _name_spans(text, s, e)]
+    return HeaderBlock(end=position, people=people, person_fields=person_fields)

@@ -1,0 +1,56 @@
+"""Slide decks, web pages and emails go through unstructured into the same graph as notes."""
+
+from __future__ import annotations
+
+from email.message import EmailMessage
+
+from pptx import Presentation
+
+from graph_schema.queries.pages import get_page
+from pipeline.run import ingest_paths
+from tests.conftest import write
+
+
+def _deck(path) -> None:
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[1])
+    slide.shapes.title.text = "Harbour pitch review"
+    slide.placeholders[1].text = "Priya Natarajan presents the Harbour pitch to Acme Corporation in April."
+    deck.save(path)
+
+
+def _email() -> bytes:
+    message = EmailMessage()
+    message["From"] = "Daniel Okafor <daniel@northwind.example>"
+    message["To"] = "Priya Natarajan <priya@acme.example>"
+    message["Subject"] = "Berth schedule"
+    message.set_content("Hi Priya,\n\nDaniel Okafor from Northwind Logistics will send the berth schedule on Friday.\n")
+    return bytes(message)
+
+
+HTML = """<!doctype html><html><head><title>Vector search notes</title></head><body>
+<h1>Vector search notes</h1>
+<p>Daniel Okafor compared Neo4j with Microsoft for the Harbour pitch.</p>
+<script>var ignored = "Nobody Here";</script>
+</body></html>"""
+
+
+def test_pptx_html_and_eml_are_ingested(graph):
+    upload = graph["upload"]
+    _deck(upload / "review.pptx")
+    write(upload, "notes.html", HTML)
+    write(upload, "schedule.eml", _email())
+    report = ingest_paths([upload])
+    by_key = {o.key: o for o in report.outcomes}
+    assert {k: o.status for k, o in by_key.items()} == {
+        "review.pptx": "ingested", "notes.html": "ingested", "schedule.eml": "ingested"}, \
+        {k: o.reason for k, o in by_key.items()}
+
+    priya = graph["db"].read(graph["driver"], get_page, graph["owner"], "priya-natarajan", 50)
+    assert priya is not None
+    assert {s.key for f in priya.facts for s in f.sources} >= {"review.pptx"}
+    daniel = graph["db"].read(graph["driver"], get_page, graph["owner"], "daniel-okafor", 50)
+    assert daniel is not None
+    assert {s.key for f in daniel.facts for s in f.sources} >= {"notes.html", "schedule.eml"}
+    # Script text is not document text.
+    assert graph["db"].read(graph["driver"], get_page, graph["owner"], "nobody-here", 5) is None

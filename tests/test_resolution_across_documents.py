@@ -1,0 +1,65 @@
+"""Resolution across separate ingests: acronyms, the model's wrong labels, shared surnames."""
+
+from __future__ import annotations
+
+from graph_schema.queries.pages import get_page
+from pipeline.run import ingest_paths
+from tests.conftest import write
+
+
+def page(graph, slug):
+    return graph["db"].read(graph["driver"], get_page, graph["owner"], slug, 50)
+
+
+def slugs_with_kind(graph, kind):
+    query = "MATCH (p:Page {owner: $owner, kind: $kind}) RETURN collect(p.slug) AS slugs"
+    return set(graph["db"].read(graph["driver"], lambda tx: tx.run(query, owner=graph["owner"], kind=kind).single()["slugs"]))
+
+
+def test_an_acronym_page_folds_into_the_organisation_that_defines_it(graph):
+    write(graph["upload"], "a-board.md", "The PSF board approved the grant for Priya Natarajan.\nThe PSF will announce it.\n")
+    ingest_paths([graph["upload"] / "a-board.md"])
+    assert page(graph, "psf") is not None
+
+    write(graph["upload"], "b-charter.md",
+          "The Python Software Foundation (PSF) runs PyCon US.\nThe Python Software Foundation hired Daniel Okafor.\n")
+    report = ingest_paths([graph["upload"] / "b-charter.md"])
+    assert report.count("ingested") == 1
+
+    # One organisation page holds both names, the facts of both documents, and both sources' mentions.
+    assert page(graph, "psf") is None or page(graph, "python-software-foundation") is None
+    merged = page(graph, "python-software-foundation") or page(graph, "psf")
+    names = {merged.title, *merged.aliases}
+    assert {"PSF", "Python Software Foundation"} <= names
+    texts = " ".join(f.text for f in merged.facts)
+    assert "approved the grant" in texts and "hired Daniel Okafor" in texts
+    assert len({s.key for f in merged.facts for s in f.sources}) == 2
+
+
+GUIDO_HEADER = ("Title: One\nAuthor: Guido van Rossum <guido@python.org>\nStatus: Final\n\n"
+                "Guido van Rossum wrote this. Later, Guido explained the grammar.\n")
+# en_core_web_sm labels this "Guido" an organisation.
+GUIDO_MISREAD = "In his email, Guido explained why the proposal was rejected.\n"
+
+
+def _guido_pages(graph) -> set[str]:
+    kinds = ("person", "organisation", "tool", "project", "topic")
+    return {s for kind in kinds for s in slugs_with_kind(graph, kind) if s.startswith("guido")}
+
+
+def test_a_later_wrong_label_lands_on_the_existing_page(graph):
+    ingest_paths([write(graph["upload"], "full-name.rst", GUIDO_HEADER)])
+    ingest_paths([write(graph["upload"], "misread.md", GUIDO_MISREAD)])
+    assert _guido_pages(graph) == {"guido-van-rossum"}
+    guido = page(graph, "guido-van-rossum")
+    assert any("explained why the proposal was rejected" in f.text for f in guido.facts)
+
+
+def test_an_earlier_misread_page_folds_into_the_full_name(graph):
+    ingest_paths([write(graph["upload"], "misread-first.md", GUIDO_MISREAD)])
+    assert _guido_pages(graph) == {"guido"}
+    ingest_paths([write(graph["upload"], "full-name-later.rst", GUIDO_HEADER)])
+    assert _guido_pages(graph) == {"guido-van-rossum"}
+    guido = page(graph, "guido-van-rossum")
+    assert guido.kind.value == "person" and "Guido" in guido.aliases
+    assert {s.key for f in guido.facts for s in f.sources} == {"misread-first.md", "full-name-later.rst"}
