@@ -87,7 +87,10 @@ class Settings(BaseSettings):
     snapshot_max_links: int = Field(default=2_000, description="graph_snapshot lists at most this many links, then says how many more exist.")
     traverse_max_limit: int = 200
     chars_per_token: float = Field(default=4.0, description="Rough size of a token, for scope's estimates.")
-    deep_compile_token_budget: int = Field(default=12_000, description="scope calls a deep compile sensible up to this size.")
+    deep_compile_token_budget: int = Field(default=12_000, description="scope calls a deep compile sensible up to this size; every compile is packed into it.")
+    compile_max_members: int = Field(default=200, description="compile considers at most this many members or neighbours (strongest links first).")
+    compile_facts_per_page: int = Field(default=12, description="compile reads at most this many facts per page.")
+    compile_max_relations: int = Field(default=100, description="A deep compile describes at most this many links between its pages.")
 
     # --- serving ------------------------------------------------------------------------------
     mcp_host: str = "127.0.0.1"

@@ -12,12 +12,14 @@ from pydantic import BaseModel, Field
 
 from graph_schema import db
 from graph_schema.brief import current_brief
+from graph_schema.compile import CompileAnswer, CompiledPackage, Depth, Shape, parse_freshness, render_narrative, render_summary
+from graph_schema.compile_gather import gather
 from graph_schema.embedding import embed_text
 from graph_schema.models import BriefView, PageDetail, PageRef, SearchResult
 from graph_schema.errors import InvalidRequest, PageNotFound
 from graph_schema.kinds import PageKind
 from graph_schema.queries import navigation
-from graph_schema.queries.owners import ensure_owner
+from graph_schema.queries.owners import ensure_owner, graph_version
 from graph_schema.queries.pages import get_page, page_refs
 from graph_schema.queries.schema import create_schema
 from graph_schema.queries.search import fulltext_search, vector_search
@@ -94,6 +96,9 @@ class GraphService:
         self.owner = owner or self.settings.owner
         self._driver: neo4j.Driver | None = None
         self._lock = threading.Lock()
+        # compile's gathered material by (target, depth, freshness, intent); valid for one graph version
+        self._compiled: dict[tuple[str, str, str, str], CompiledPackage] = {}
+        self._compiled_lock = threading.Lock()
 
     def driver(self) -> neo4j.Driver:
         with self._lock:
@@ -223,6 +228,39 @@ class GraphService:
                 f"{s.deep_compile_token_budget:,}-token budget: compile it shallow or medium, or a narrower target."
             )
         return answer
+
+    def compile(self, intent: str, target: str, depth: Depth, shape: Shape, freshness: str | None) -> CompileAnswer:
+        if depth not in ("shallow", "medium", "deep"):
+            raise InvalidRequest(f"depth must be shallow, medium or deep, not {depth!r}.")
+        if shape not in ("narrative", "structured", "summary"):
+            raise InvalidRequest(f"shape must be narrative, structured or summary, not {shape!r}.")
+        since = parse_freshness(freshness)
+        ref = self._ref(target)
+        note = None
+        if ref.kind is PageKind.YOU and depth != "shallow":
+            depth = "shallow"
+            note = "A compile of 'you' is always shallow; compile one of the focus areas to go deeper."
+        intent = " ".join(intent.split())[:500]
+        freshness = freshness.strip() if freshness and freshness.strip() else None
+        key = (ref.slug, depth, freshness or "", intent)
+        version = db.read(self.driver(), graph_version, self.owner)
+        with self._compiled_lock:
+            package = self._compiled.get(key)
+        cached = package is not None and package.graph_version == version
+        if not cached:
+            package = gather(self.driver(), self.owner, ref, depth, intent, freshness, since, self.settings)
+            package.graph_version = version
+            with self._compiled_lock:
+                self._compiled = {k: v for k, v in self._compiled.items() if v.graph_version == version}
+                self._compiled[key] = package
+        sources = [package.target, *[PageRef(slug=i.slug, title=i.title, kind=i.kind) for i in package.items]]
+        return CompileAnswer(
+            target=package.target, depth=depth, shape=shape, intent=intent, freshness=freshness,
+            text=render_narrative(package) if shape == "narrative" else render_summary(package) if shape == "summary" else None,
+            structured=package if shape == "structured" else None,
+            omitted=package.omitted, estimated_tokens=package.estimated_tokens, cached=cached, note=note,
+            sources=sources,
+        )
 
     # ------------------------------------------------------------------ writes
 

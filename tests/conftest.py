@@ -54,11 +54,10 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture()
-def mcp_url(graph):
+def _serve(graph, **settings: str):
     """`subtext serve` in a subprocess for this test's owner; yields its /mcp address."""
     port = _free_port()
-    env = {**os.environ, "SUBTEXT_OWNER": graph["owner"], "SUBTEXT_UPLOAD_DIR": str(graph["upload"])}
+    env = {**os.environ, "SUBTEXT_OWNER": graph["owner"], "SUBTEXT_UPLOAD_DIR": str(graph["upload"]), **settings}
     process = subprocess.Popen(
         [sys.executable, "-m", "subtext.cli", "serve", "--port", str(port)],
         cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -74,12 +73,25 @@ def mcp_url(graph):
     else:
         process.kill()
         raise RuntimeError("subtext serve did not listen within 120 s")
-    yield f"http://127.0.0.1:{port}/mcp"
-    process.terminate()
     try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        process.kill()
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@pytest.fixture()
+def mcp_url(graph):
+    yield from _serve(graph)
+
+
+@pytest.fixture()
+def mcp_url_with_budget(graph):
+    """The server with a small compile budget (400 tokens), to see packing and `omitted`."""
+    yield from _serve(graph, SUBTEXT_DEEP_COMPILE_TOKEN_BUDGET="400")
 
 
 def write(folder: Path, name: str, text: str | bytes) -> Path:

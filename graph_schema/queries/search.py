@@ -10,23 +10,49 @@ from graph_schema.kinds import PageKind
 from graph_schema.models import SearchHit
 from graph_schema.queries.schema import PAGE_FULLTEXT_INDEX, PAGE_VECTOR_INDEX
 
-# The vector index covers every owner; ask it for more than needed and keep this owner's hits.
+# The vector index covers every owner, and Neo4j 5 cannot filter inside it: ask for more than
+# needed and keep this owner's hits, asking for more (x4) while other people's pages crowd them
+# out; past VECTOR_MAX_K, score this owner's pages exactly instead (a scan of one graph).
 VECTOR_OVERSAMPLE = 8
+VECTOR_MAX_K = 4_000
 
 # Neo4j reports cosine similarity rescaled to [0, 1] as (1 + cos) / 2; these statements turn it
 # back into the plain cosine that every threshold in the settings is written in.
 
-VECTOR_SEARCH = """
+VECTOR_NEAREST = """
 CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score
-WITH node, 2 * score - 1 AS score
-WHERE node.owner = $owner AND score >= $min_score
-RETURN node.slug AS slug, node.title AS title, node.kind AS kind, node.body AS body, score
-ORDER BY score DESC
-LIMIT $limit
+WITH collect({node: node, score: 2 * score - 1}) AS found
+RETURN size(found) AS returned,
+       [x IN found WHERE x.node.owner = $owner AND ($kinds IS NULL OR x.node.kind IN $kinds)
+        | {slug: x.node.slug, title: x.node.title, kind: x.node.kind, body: x.node.body, score: x.score}][..$limit] AS hits
 """
 
+VECTOR_EXACT = """
+MATCH (p:Page {owner: $owner})
+WHERE p.embedding IS NOT NULL AND ($kinds IS NULL OR p.kind IN $kinds)
+WITH p, 2 * vector.similarity.cosine(p.embedding, $vector) - 1 AS score
+ORDER BY score DESC
+LIMIT $limit
+RETURN collect({slug: p.slug, title: p.title, kind: p.kind, body: p.body, score: score}) AS hits
+"""
+
+
+def nearest_pages(
+    tx: neo4j.ManagedTransaction, owner: str, vector: list[float], limit: int, kinds: list[str] | None = None
+) -> list[dict]:
+    """This owner's `limit` pages nearest to `vector` (of `kinds`, if given), best first, with cosine scores."""
+    k = max(limit * VECTOR_OVERSAMPLE, 50)
+    while k <= VECTOR_MAX_K:
+        record = tx.run(VECTOR_NEAREST, index=PAGE_VECTOR_INDEX, k=k, vector=vector, owner=owner,
+                        kinds=kinds, limit=limit).single()
+        if len(record["hits"]) >= limit or record["returned"] < k:
+            return record["hits"]
+        k *= 4
+    return tx.run(VECTOR_EXACT, owner=owner, vector=vector, kinds=kinds, limit=limit).single()["hits"]
+
+
 FULLTEXT_SEARCH = """
-CALL db.index.fulltext.queryNodes($index, $query) YIELD node, score
+CALL db.index.fulltext.queryNodes($index, $terms) YIELD node, score
 WITH node, score
 WHERE node.owner = $owner
 RETURN node.slug AS slug, node.title AS title, node.kind AS kind, node.body AS body, score
@@ -66,47 +92,21 @@ def _hits(records, preview_chars: int) -> list[SearchHit]:
 def vector_search(
     tx: neo4j.ManagedTransaction, owner: str, vector: list[float], limit: int, min_score: float, preview_chars: int
 ) -> list[SearchHit]:
-    records = tx.run(
-        VECTOR_SEARCH,
-        index=PAGE_VECTOR_INDEX,
-        k=max(limit * VECTOR_OVERSAMPLE, 50),
-        vector=vector,
-        owner=owner,
-        min_score=min_score,
-        limit=limit,
-    )
-    return _hits(records, preview_chars)
+    hits = [h for h in nearest_pages(tx, owner, vector, limit) if h["score"] >= min_score]
+    return _hits(hits, preview_chars)
 
 
 def fulltext_search(tx: neo4j.ManagedTransaction, owner: str, text: str, limit: int, preview_chars: int) -> list[SearchHit]:
     query = lucene_query(text)
     if not query:
         return []
-    records = tx.run(FULLTEXT_SEARCH, index=PAGE_FULLTEXT_INDEX, query=query, owner=owner, limit=limit)
+    records = tx.run(FULLTEXT_SEARCH, index=PAGE_FULLTEXT_INDEX, terms=query, owner=owner, limit=limit)
     return _hits(records, preview_chars)
-
-
-VECTOR_CANDIDATES = """
-CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score
-WITH node, 2 * score - 1 AS score
-WHERE node.owner = $owner AND node.kind IN $kinds
-RETURN node.slug AS slug, node.title AS title, node.kind AS kind, score
-ORDER BY score DESC
-LIMIT $limit
-"""
 
 
 def vector_candidates(
     tx: neo4j.ManagedTransaction, owner: str, vector: list[float], kinds: list[PageKind], limit: int
 ) -> list[tuple[str, str, PageKind, float]]:
     """Nearest pages of the given kinds: (slug, title, kind, cosine score)."""
-    records = tx.run(
-        VECTOR_CANDIDATES,
-        index=PAGE_VECTOR_INDEX,
-        k=max(limit * VECTOR_OVERSAMPLE, 50),
-        vector=vector,
-        owner=owner,
-        kinds=[k.value for k in kinds],
-        limit=limit,
-    )
-    return [(r["slug"], r["title"], PageKind(r["kind"]), float(r["score"])) for r in records]
+    hits = nearest_pages(tx, owner, vector, limit, [k.value for k in kinds])
+    return [(h["slug"], h["title"], PageKind(h["kind"]), float(h["score"])) for h in hits]

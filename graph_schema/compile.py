@@ -1,0 +1,188 @@
+"""`compile`: one package about a focus area, a thing or "you", instead of many lookups.
+
+Two steps, so that asking again in another shape is cheap:
+
+  gather   (per target, depth, freshness and intent; cached until the graph version moves)
+           the target's page and facts; what is under or around it, ranked; at medium their
+           facts; at deep the links between them with a sentence that shows each. Everything
+           is packed into the token budget in rank order, and what did not fit is counted and
+           named, never dropped silently.
+  render   the gathered package as narrative (prose), structured (typed fields) or summary
+           (a title and one line each).
+
+Without an LLM, `intent` still steers: members are ranked by how close their page is to the
+intent (MiniLM cosine), and facts that share the intent's words come first. `freshness` ("7d",
+"2w", "12h", or an ISO date) keeps only facts first seen since then, newest first.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timedelta, timezone
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from graph_schema.errors import InvalidRequest
+from graph_schema.kinds import PageKind
+from graph_schema.models import PageRef
+
+Depth = Literal["shallow", "medium", "deep"]
+Shape = Literal["narrative", "structured", "summary"]
+
+_RELATIVE = re.compile(r"^\s*(\d{1,4})\s*([hdwm])\s*$", re.IGNORECASE)
+_UNIT_HOURS = {"h": 1, "d": 24, "w": 24 * 7, "m": 24 * 30}
+_WORD = re.compile(r"[a-z0-9]{3,}")
+_STOPWORDS = {
+    "the", "and", "for", "with", "that", "this", "from", "what", "about", "into", "are", "was", "were", "will",
+    "have", "has", "had", "our", "you", "your", "their", "them", "who", "how", "why", "when", "which", "need",
+    "want", "help", "prepare", "write", "draft", "tell", "give", "make", "get", "all", "any", "can",
+}
+
+
+class CompiledFact(BaseModel):
+    text: str
+    first_seen: datetime | None = None
+    sources: list[str] = Field(default_factory=list)  # source keys (file paths, submissions)
+
+
+class CompiledItem(PageRef):
+    relation: str  # member, related, filed under, focus area
+    line: str = ""  # one line about it: its first fact, shortened
+    facts: list[CompiledFact] = Field(default_factory=list)  # medium and deep
+    facts_total: int = 0
+    relevance: float | None = None  # cosine to the intent, when one was given
+
+
+class CompiledRelation(BaseModel):
+    source: PageRef
+    target: PageRef
+    how: str  # in plain language
+
+
+class CompiledPackage(BaseModel):
+    """What `gather` found and packed, before any shape is applied."""
+
+    target: PageRef
+    depth: Depth
+    intent: str = ""
+    freshness: str | None = None
+    since: datetime | None = None
+    target_facts: list[CompiledFact] = Field(default_factory=list)
+    target_facts_total: int = 0
+    items: list[CompiledItem] = Field(default_factory=list)
+    relations: list[CompiledRelation] = Field(default_factory=list)
+    omitted: list[str] = Field(default_factory=list)  # what did not fit, said in sentences
+    estimated_tokens: int = 0
+    graph_version: int = 0
+
+
+class CompileAnswer(BaseModel):
+    target: PageRef
+    depth: Depth
+    shape: Shape
+    intent: str = ""
+    freshness: str | None = None
+    text: str | None = None  # narrative and summary
+    structured: CompiledPackage | None = None  # structured
+    omitted: list[str] = Field(default_factory=list)
+    estimated_tokens: int
+    cached: bool  # the material was gathered by an earlier call (another shape) on this graph version
+    note: str | None = None
+    sources: list[PageRef]
+
+
+def parse_freshness(freshness: str | None, now: datetime | None = None) -> datetime | None:
+    """'7d' / '2w' / '12h' / '3m' (months of 30 days) / '2026-11-01' -> the cutoff; None keeps all."""
+    if freshness is None or not freshness.strip():
+        return None
+    now = now or datetime.now(timezone.utc)
+    match = _RELATIVE.match(freshness)
+    if match:
+        return now - timedelta(hours=int(match.group(1)) * _UNIT_HOURS[match.group(2).lower()])
+    try:
+        parsed = datetime.fromisoformat(freshness.strip())
+    except ValueError:
+        try:
+            parsed = datetime.combine(date.fromisoformat(freshness.strip()), datetime.min.time())
+        except ValueError:
+            raise InvalidRequest(
+                f"freshness {freshness!r} is not understood; use a span such as '7d', '2w' or '12h', "
+                "or a date such as '2026-11-01'."
+            ) from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+def intent_words(intent: str) -> set[str]:
+    return {w for w in _WORD.findall(intent.lower()) if w not in _STOPWORDS}
+
+
+def rank_facts(facts: list[CompiledFact], words: set[str], newest_first: bool) -> list[CompiledFact]:
+    """Facts sharing the intent's words first; then newest first (with freshness) or document order."""
+    def key(pair: tuple[int, CompiledFact]):
+        index, fact = pair
+        overlap = len(words & set(_WORD.findall(fact.text.lower()))) if words else 0
+        age = -(fact.first_seen.timestamp() if fact.first_seen and newest_first else 0)
+        return (-overlap, age, index)
+
+    return [f for _, f in sorted(enumerate(facts), key=key)]
+
+
+def one_line(text: str, limit: int = 160) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def tokens_of(text: str, chars_per_token: float) -> int:
+    return int(len(text) / chars_per_token) + 1
+
+
+# ---------------------------------------------------------------------------------- render
+
+
+def _fact_lines(facts: list[CompiledFact], bullet: str = "- ") -> list[str]:
+    return [f"{bullet}{f.text}" for f in facts]
+
+
+def render_narrative(package: CompiledPackage) -> str:
+    t = package.target
+    lines = [f"# {t.title} ({t.kind.value})"]
+    if package.intent:
+        lines.append(f"Compiled for: {package.intent}")
+    if package.since:
+        lines.append(f"Only what was learnt since {package.since:%Y-%m-%d %H:%M} UTC ({package.freshness}).")
+    if package.target_facts:
+        lines += ["", *_fact_lines(package.target_facts)]
+    elif t.kind is not PageKind.YOU:
+        lines += ["", "No facts on this page yet" + (" in that time." if package.since else ".")]
+    if package.items:
+        heading = {
+            PageKind.FOCUS: "What is in this focus area",
+            PageKind.YOU: "Your focus areas",
+        }.get(t.kind, "What it is connected to")
+        lines += ["", f"## {heading}"]
+        for item in package.items:
+            line = f"- {item.title} ({item.kind.value}, {item.relation})"
+            if item.line and not item.facts:
+                line += f": {item.line}"
+            lines.append(line)
+            lines += _fact_lines(item.facts, bullet="  - ")
+    if package.relations:
+        lines += ["", "## How they relate"]
+        lines += [f"- {r.how}" for r in package.relations]
+    if package.omitted:
+        lines += ["", "Not included (over the token budget): " + " ".join(package.omitted)]
+    return "\n".join(lines)
+
+
+def render_summary(package: CompiledPackage) -> str:
+    t = package.target
+    first = package.target_facts[0].text if package.target_facts else ""
+    lines = [f"{t.title} ({t.kind.value})" + (f": {one_line(first)}" if first else "")]
+    for item in package.items:
+        lines.append(f"- {item.title} ({item.kind.value}): {item.line or item.relation}")
+    for relation in package.relations:
+        lines.append(f"- {relation.source.title} ↔ {relation.target.title}")
+    if package.omitted:
+        lines.append("Not included: " + " ".join(package.omitted))
+    return "\n".join(lines)

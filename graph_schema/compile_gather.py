@@ -1,0 +1,123 @@
+"""compile's gather step: read the graph for one target and pack it into the token budget."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import neo4j
+
+from graph_schema import db
+from graph_schema.compile import (
+    CompiledFact,
+    CompiledItem,
+    CompiledPackage,
+    CompiledRelation,
+    Depth,
+    intent_words,
+    one_line,
+    rank_facts,
+    render_narrative,
+    tokens_of,
+)
+from graph_schema.embedding import embed_text
+from graph_schema.kinds import PageKind
+from graph_schema.models import PageRef
+from graph_schema.queries import compile as queries
+from graph_schema.settings import Settings
+
+
+def _facts(rows: list[dict]) -> list[CompiledFact]:
+    return [CompiledFact(text=r["text"], first_seen=r["first_seen"], sources=sorted(set(r["sources"]))) for r in rows]
+
+
+def _relation_sentence(a: PageRef, b: PageRef, row: dict) -> str:
+    if row["shared"]:
+        return f"{a.title} and {b.title}: {one_line(row['shared'][0], 240)}"
+    if row["manual"]:
+        return f"{a.title} and {b.title} were linked by hand."
+    return f"{a.title} and {b.title} are named together in {row['weight']} source{'s' if row['weight'] != 1 else ''}."
+
+
+def gather(
+    driver: neo4j.Driver,
+    owner: str,
+    target: PageRef,
+    depth: Depth,
+    intent: str,
+    freshness: str | None,
+    since: datetime | None,
+    settings: Settings,
+) -> CompiledPackage:
+    budget = settings.deep_compile_token_budget
+    per_token = settings.chars_per_token
+    words = intent_words(intent)
+    newest_first = since is not None
+
+    rows, total = db.read(driver, queries.members, owner, target.slug, settings.compile_max_members)
+    if words:
+        vector = embed_text(intent)
+        for row in rows:
+            emb = row.get("embedding")
+            row["relevance"] = round(sum(x * y for x, y in zip(vector, emb, strict=True)), 4) if emb else None
+        rows.sort(key=lambda r: (r["relevance"] is None, -(r["relevance"] or 0.0), -r["weight"]))
+
+    per_member = settings.compile_facts_per_page if depth != "shallow" else 1
+    target_facts = db.read(driver, queries.facts, owner, [target.slug], since, settings.compile_facts_per_page)
+    member_facts = db.read(driver, queries.facts, owner, [r["slug"] for r in rows], since, per_member)
+
+    facts, facts_total = target_facts.get(target.slug, ([], 0))
+    package = CompiledPackage(
+        target=target, depth=depth, intent=intent, freshness=freshness, since=since,
+        target_facts=rank_facts(_facts(facts), words, newest_first), target_facts_total=facts_total,
+    )
+    used = tokens_of(render_narrative(package), per_token)
+
+    left_out: list[str] = []
+    facts_cut = 0
+    for row in rows:
+        found, count = member_facts.get(row["slug"], ([], 0))
+        ranked = rank_facts(_facts(found), words, newest_first)
+        item = CompiledItem(
+            slug=row["slug"], title=row["title"], kind=PageKind(row["kind"]), relation=row["relation"],
+            line=one_line(ranked[0].text) if ranked else "", facts_total=count, relevance=row.get("relevance"),
+        )
+        if depth != "shallow":
+            item.facts = ranked
+        cost = tokens_of(f"- {item.title} ({item.kind.value}, {item.relation}): {item.line}", per_token)
+        cost += sum(tokens_of(f.text, per_token) + 1 for f in item.facts)
+        if used + cost > budget and item.facts:
+            facts_cut += 1  # keep the member, without its facts
+            item.facts = []
+            cost = tokens_of(f"- {item.title} ({item.kind.value}, {item.relation}): {item.line}", per_token)
+        if used + cost > budget:
+            left_out.append(item.title)
+            continue
+        used += cost
+        package.items.append(item)
+
+    if depth == "deep":
+        refs = {target.slug: target, **{i.slug: PageRef(slug=i.slug, title=i.title, kind=i.kind) for i in package.items}}
+        relation_rows = db.read(driver, queries.relations, owner, list(refs), since, settings.compile_max_relations)
+        skipped = 0
+        for row in relation_rows:
+            a, b = refs[row["source"]], refs[row["target"]]
+            relation = CompiledRelation(source=a, target=b, how=_relation_sentence(a, b, row))
+            cost = tokens_of(relation.how, per_token) + 1
+            if used + cost > budget:
+                skipped += 1
+                continue
+            used += cost
+            package.relations.append(relation)
+        if skipped:
+            package.omitted.append(f"{skipped} of the links between these pages.")
+
+    unseen = total - len(rows)
+    if left_out or unseen > 0:
+        names = ", ".join(left_out[:5]) + ("…" if len(left_out) > 5 else "")
+        count = len(left_out) + max(unseen, 0)
+        package.omitted.insert(0, f"{count} more connected page{'s' if count != 1 else ''}"
+                                  + (f" ({names})" if names else "") + "; compile or scope them one at a time.")
+    if facts_cut:
+        package.omitted.insert(0, f"The facts of {facts_cut} page{'s' if facts_cut != 1 else ''} (listed with one line each).")
+    package.estimated_tokens = tokens_of(render_narrative(package), per_token)
+    return package

@@ -1,0 +1,106 @@
+"""Gathering what `compile` packages: a target's page, what is under or around it, their facts,
+and how they relate. Every read is bounded by a limit from settings."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import neo4j
+
+from graph_schema.queries.pages import to_native
+
+# What sits under a focus area (its members) or around a thing (RELATES_TO neighbours, and the
+# focus areas it is filed under); for "you", the focus areas. Strongest links first.
+COMPILE_MEMBERS = """
+MATCH (t:Page {owner: $owner, slug: $slug})
+CALL (t) {
+  WITH t WHERE t.kind = 'focus'
+  MATCH (m:Page {owner: $owner})-[r:IN_CONTEXT]->(t)
+  RETURN m, 'member' AS relation, size(coalesce(r.sources, [])) AS weight
+  UNION
+  WITH t WHERE t.kind = 'you'
+  MATCH (m:Page:Focus {owner: $owner})
+  RETURN m, 'focus area' AS relation, COUNT { (:Page)-[:IN_CONTEXT]->(m) } AS weight
+  UNION
+  WITH t WHERE NOT t.kind IN ['focus', 'you']
+  MATCH (t)-[r:RELATES_TO]-(m:Page {owner: $owner})
+  RETURN m, 'related' AS relation, size(coalesce(r.sources, [])) + CASE WHEN r.manual THEN 1 ELSE 0 END AS weight
+  UNION
+  WITH t WHERE NOT t.kind IN ['focus', 'you']
+  MATCH (t)-[r:IN_CONTEXT]->(m:Page:Focus {owner: $owner})
+  RETURN m, 'filed under' AS relation, size(coalesce(r.sources, [])) AS weight
+}
+WITH m, relation, max(weight) AS weight
+ORDER BY weight DESC, m.updated_at DESC, m.title
+LIMIT $limit
+RETURN m.slug AS slug, m.title AS title, m.kind AS kind, relation, weight, m.updated_at AS updated_at,
+       coalesce(m.fact_count, 0) AS fact_count, m.embedding AS embedding
+"""
+
+MEMBER_COUNT = """
+MATCH (t:Page {owner: $owner, slug: $slug})
+RETURN CASE t.kind
+  WHEN 'focus' THEN COUNT { (:Page {owner: $owner})-[:IN_CONTEXT]->(t) }
+  WHEN 'you' THEN COUNT { (:Page:Focus {owner: $owner}) }
+  ELSE COUNT { (t)-[:RELATES_TO]-(:Page {owner: $owner}) } + COUNT { (t)-[:IN_CONTEXT]->(:Page {owner: $owner}) }
+END AS total
+"""
+
+# Live facts about each page, oldest first (document order), those seen since the cutoff only.
+COMPILE_FACTS = """
+UNWIND $slugs AS slug
+MATCH (p:Page {owner: $owner, slug: slug})
+CALL (p) {
+  MATCH (f:Fact)-[:ABOUT]->(p)
+  WHERE NOT f.retired AND ($since IS NULL OR f.first_seen >= $since)
+  WITH f ORDER BY f.first_seen, f.position, f.id
+  LIMIT $per_page
+  RETURN collect({id: f.id, text: f.text, first_seen: f.first_seen,
+                  sources: [(f)-[:FROM]->(s:Source) WHERE s.status <> 'retired' | s.key]}) AS facts
+}
+CALL (p) {
+  MATCH (f:Fact)-[:ABOUT]->(p)
+  WHERE NOT f.retired AND ($since IS NULL OR f.first_seen >= $since)
+  RETURN count(f) AS total
+}
+RETURN p.slug AS slug, facts, total
+"""
+
+# How pages of the package relate: links between them, with a sentence both are in.
+COMPILE_RELATIONS = """
+MATCH (a:Page {owner: $owner})-[r:RELATES_TO]->(b:Page {owner: $owner})
+WHERE a.slug IN $slugs AND b.slug IN $slugs
+CALL (a, b) {
+  OPTIONAL MATCH (a)<-[:ABOUT]-(f:Fact)-[:ABOUT]->(b)
+  WHERE NOT f.retired AND ($since IS NULL OR f.first_seen >= $since)
+  WITH f ORDER BY f.first_seen, f.position
+  RETURN collect(f.text)[..2] AS shared
+}
+RETURN a.slug AS source, b.slug AS target, coalesce(r.manual, false) AS manual,
+       size(coalesce(r.sources, [])) AS weight, shared
+ORDER BY weight DESC, a.slug, b.slug
+LIMIT $limit
+"""
+
+
+def members(tx: neo4j.ManagedTransaction, owner: str, slug: str, limit: int) -> tuple[list[dict], int]:
+    rows = [dict(r) for r in tx.run(COMPILE_MEMBERS, owner=owner, slug=slug, limit=limit)]
+    for row in rows:
+        row["updated_at"] = to_native(row["updated_at"])
+    total = tx.run(MEMBER_COUNT, owner=owner, slug=slug).single()["total"]
+    return rows, total
+
+
+def facts(
+    tx: neo4j.ManagedTransaction, owner: str, slugs: list[str], since: datetime | None, per_page: int
+) -> dict[str, tuple[list[dict], int]]:
+    """slug -> (its facts, oldest first, at most `per_page`; how many there are in all)."""
+    out = {}
+    for r in tx.run(COMPILE_FACTS, owner=owner, slugs=slugs, since=since, per_page=per_page):
+        rows = [{**f, "first_seen": to_native(f["first_seen"])} for f in r["facts"]]
+        out[r["slug"]] = (rows, r["total"])
+    return out
+
+
+def relations(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str], since: datetime | None, limit: int) -> list[dict]:
+    return [dict(r) for r in tx.run(COMPILE_RELATIONS, owner=owner, slugs=slugs, since=since, limit=limit)]
