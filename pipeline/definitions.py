@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dagster import Definitions, define_asset_job
+from dagster import Definitions, define_asset_job, in_process_executor
 
 from graph_schema.settings import get_settings
 from pipeline.assets import INGEST_ASSETS, context_brief, documents
@@ -17,9 +17,13 @@ ingest_documents_job = define_asset_job(
     selection=INGEST_ASSETS,
     partitions_def=documents,
     tags=GRAPH_WRITES_TAG,
+    # One process for the whole run: the four steps share the loaded spaCy and MiniLM models
+    # instead of each step starting Python and loading them again.
+    executor_def=in_process_executor,
     description="Parse, extract, resolve and merge the selected documents (re-run one from its partition).",
 )
-brief_job = define_asset_job("rebuild_brief", selection=[context_brief], tags=GRAPH_WRITES_TAG)
+brief_job = define_asset_job("rebuild_brief", selection=[context_brief], tags=GRAPH_WRITES_TAG,
+                             executor_def=in_process_executor)
 
 
 def resources() -> dict:
