@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from dagster import DagsterInstance, materialize
+from dagster._core.instance.ref import InstanceRef
 from pydantic import BaseModel, Field
 
 from graph_schema.models import MergeOutcome
@@ -42,12 +43,29 @@ class IngestReport(BaseModel):
 
 
 def dagster_instance(settings: Settings | None = None) -> DagsterInstance:
+    """The instance dagster.yaml describes, with its storage folders made absolute.
+
+    dagster.yaml names them relative to the repository root (where `dagster dev` runs); the CLI
+    and the MCP server may run from anywhere, so the same folders are passed in absolute form.
+    """
     settings = settings or get_settings()
     os.environ["DAGSTER_HOME"] = str(settings.dagster_home)
-    os.environ.setdefault("SUBTEXT_DAGSTER_STORAGE", str(settings.dagster_storage_dir))
-    os.environ.setdefault("SUBTEXT_DAGSTER_COMPUTE_LOGS", str(settings.dagster_storage_dir / "compute_logs"))
-    Path(os.environ["SUBTEXT_DAGSTER_STORAGE"]).mkdir(parents=True, exist_ok=True)
-    return DagsterInstance.from_config(str(settings.dagster_home))
+    storage = settings.dagster_storage_dir
+    (storage / "compute_logs").mkdir(parents=True, exist_ok=True)
+    overrides = {
+        "storage": {"sqlite": {"base_dir": str(storage)}},
+        "local_artifact_storage": {
+            "module": "dagster._core.storage.root",
+            "class": "LocalArtifactStorage",
+            "config": {"base_dir": str(storage)},
+        },
+        "compute_logs": {
+            "module": "dagster._core.storage.local_compute_log_manager",
+            "class": "LocalComputeLogManager",
+            "config": {"base_dir": str(storage / "compute_logs")},
+        },
+    }
+    return DagsterInstance.from_ref(InstanceRef.from_dir(str(settings.dagster_home), overrides=overrides))
 
 
 def document_keys(paths: Iterable[Path], settings: Settings) -> list[str]:

@@ -283,7 +283,8 @@ def dagster(port: int = typer.Option(3000, help="Port of the Dagster UI.")) -> N
     """Open the pipeline in the Dagster UI (`dagster dev` with this project's instance)."""
     from pipeline.run import dagster_instance
 
-    dagster_instance()  # sets DAGSTER_HOME and the storage folders
+    dagster_instance()  # sets DAGSTER_HOME and creates the storage folders
+    os.chdir(PROJECT_ROOT)  # dagster.yaml's storage paths are relative to the repository root
     env = {**os.environ}
     os.execvpe(
         sys.executable,
