@@ -140,6 +140,12 @@ def tokens_of(text: str, chars_per_token: float) -> int:
 # ---------------------------------------------------------------------------------- render
 
 
+def item_line(item: CompiledItem) -> str:
+    """An item's line in a narrative: title, kind and relation, and its one line when no facts follow."""
+    line = f"- {item.title} ({item.kind.value}, {item.relation})"
+    return f"{line}: {item.line}" if item.line and not item.facts else line
+
+
 def _fact_lines(facts: list[CompiledFact], bullet: str = "- ") -> list[str]:
     return [f"{bullet}{f.text}" for f in facts]
 
@@ -162,10 +168,7 @@ def render_narrative(package: CompiledPackage) -> str:
         }.get(t.kind, "What it is connected to")
         lines += ["", f"## {heading}"]
         for item in package.items:
-            line = f"- {item.title} ({item.kind.value}, {item.relation})"
-            if item.line and not item.facts:
-                line += f": {item.line}"
-            lines.append(line)
+            lines.append(item_line(item))
             lines += _fact_lines(item.facts, bullet="  - ")
     if package.relations:
         lines += ["", "## How they relate"]

@@ -14,6 +14,7 @@ from graph_schema.compile import (
     CompiledRelation,
     Depth,
     intent_words,
+    item_line,
     one_line,
     rank_facts,
     render_narrative,
@@ -24,6 +25,11 @@ from graph_schema.kinds import PageKind
 from graph_schema.models import PageRef
 from graph_schema.queries import compile as queries
 from graph_schema.settings import Settings
+
+
+# Kept free while packing, for the section headings and the `omitted` sentences written after it
+# (at most three, each with its list of names cut to 160 characters).
+_RESERVED_TOKENS = 200
 
 
 def _facts(rows: list[dict]) -> list[CompiledFact]:
@@ -48,7 +54,7 @@ def gather(
     since: datetime | None,
     settings: Settings,
 ) -> CompiledPackage:
-    budget = settings.deep_compile_token_budget
+    budget = settings.deep_compile_token_budget - _RESERVED_TOKENS
     per_token = settings.chars_per_token
     words = intent_words(intent)
     newest_first = since is not None
@@ -83,12 +89,11 @@ def gather(
         )
         if depth != "shallow":
             item.facts = ranked
-        cost = tokens_of(f"- {item.title} ({item.kind.value}, {item.relation}): {item.line}", per_token)
-        cost += sum(tokens_of(f.text, per_token) + 1 for f in item.facts)
+        cost = tokens_of(item_line(item), per_token) + sum(tokens_of(f.text, per_token) + 1 for f in item.facts)
         if used + cost > budget and item.facts:
             facts_cut += 1  # keep the member, without its facts
             item.facts = []
-            cost = tokens_of(f"- {item.title} ({item.kind.value}, {item.relation}): {item.line}", per_token)
+            cost = tokens_of(item_line(item), per_token)
         if used + cost > budget:
             left_out.append(item.title)
             continue
@@ -113,7 +118,7 @@ def gather(
 
     unseen = total - len(rows)
     if left_out or unseen > 0:
-        names = ", ".join(left_out[:5]) + ("…" if len(left_out) > 5 else "")
+        names = one_line(", ".join(left_out[:5]) + ("…" if len(left_out) > 5 else ""), 160)
         count = len(left_out) + max(unseen, 0)
         package.omitted.insert(0, f"{count} more connected page{'s' if count != 1 else ''}"
                                   + (f" ({names})" if names else "") + "; compile or scope them one at a time.")

@@ -108,7 +108,7 @@ class PageIndex:
         """(slug, matched key) of the one compatible page known by one of `keys`, first key first.
 
         A key several pages share (a surname two people have) decides nothing unless it is one
-        page's own title; see `ambiguous`.
+        page's own title; see `holders`.
         """
         for key in keys:
             candidates = self._candidates(key, kinds)
@@ -119,8 +119,8 @@ class PageIndex:
                 return titled[0], key
         return None
 
-    def ambiguous(self, keys: list[str], kinds: set[PageKind]) -> list[str]:
-        """The pages sharing a name with the entity when `exact` could not pick one of them."""
+    def holders(self, keys: list[str], kinds: set[PageKind]) -> list[str]:
+        """Every page of these kinds known by one of `keys` (several when `exact` could not pick)."""
         return sorted({s for key in keys for s in self._candidates(key, kinds)})
 
     def _candidates(self, key: str, kinds: set[PageKind]) -> list[str]:
@@ -136,6 +136,18 @@ class PageIndex:
                 if score >= threshold and (best is None or score > best[1]):
                     best = (slug, score)
         return best
+
+
+def _name_keys(entity: DocumentEntity) -> list[str]:
+    """The entity's name, then its aliases, in the form names are compared in."""
+    return [normalise_name(entity.name), *map(normalise_name, entity.aliases)]
+
+
+def _exact_resolution(entity: DocumentEntity, index: int, page: KnownPage, method: str, evidence: str) -> EntityResolution:
+    return EntityResolution(
+        entity=index, slug=page.slug, title=page.title, kind=page.kind, method=method, evidence=evidence,
+        new_alias=entity.name if normalise_name(entity.name) not in page.name_keys else None,
+    )
 
 
 def _names_share_a_word(a: str, b: str) -> bool:
@@ -155,32 +167,25 @@ def _resolve_entity(
         return EntityResolution(entity=index, slug="you", title="you", kind=PageKind.YOU, method="you",
                                 evidence="first-person words in the person's own submission")
     kinds = compatible_kinds(entity.kind)
-    name_key = normalise_name(entity.name)
-    alias_keys = [normalise_name(a) for a in entity.aliases]
+    keys = _name_keys(entity)
+    name_key = keys[0]
 
-    found = pages.exact([name_key, *alias_keys], kinds)
+    found = pages.exact(keys, kinds)
     if found:
-        slug, key = found
-        page = pages.pages[slug]
-        method = "slug" if slugify(entity.name) == slug else "alias"
-        return EntityResolution(
-            entity=index, slug=slug, title=page.title, kind=page.kind, method=method,
-            evidence=f"the name {key!r} is already a name of {page.title!r}",
-            new_alias=entity.name if normalise_name(entity.name) not in page.name_keys else None,
-        )
+        page = pages.pages[found[0]]
+        return _exact_resolution(entity, index, page, "slug" if slugify(entity.name) == page.slug else "alias",
+                                 f"the name {found[1]!r} is already a name of {page.title!r}")
 
     # The model's label is a guess ('Guido' tagged as an organisation): a name that is already
     # exactly one page's name, of another kind, is that page. Rule-given kinds are never overridden.
     if not entity.kind_certain:
-        found = pages.exact([name_key, *alias_keys], NAMED_KINDS - kinds)
+        found = pages.exact(keys, NAMED_KINDS - kinds)
         if found:
-            slug, key = found
-            page = pages.pages[slug]
-            return EntityResolution(
-                entity=index, slug=slug, title=page.title, kind=page.kind, method="alias",
-                evidence=f"the name {key!r} is already a name of the {page.kind.value} page {page.title!r} "
+            page = pages.pages[found[0]]
+            return _exact_resolution(
+                entity, index, page, "alias",
+                f"the name {found[1]!r} is already a name of the {page.kind.value} page {page.title!r} "
                 f"(the language model had labelled it {entity.kind.value})",
-                new_alias=entity.name if normalise_name(entity.name) not in page.name_keys else None,
             )
 
     near = pages.fuzzy(name_key, kinds, settings.fuzzy_merge_threshold)
@@ -194,7 +199,7 @@ def _resolve_entity(
         )
 
     # A name several pages share: only the context can say which one it is, if any.
-    shared = pages.ambiguous([name_key, *alias_keys], kinds)
+    shared = pages.holders(keys, kinds)
     # The vector index only holds stored pages, and a match must share a word of its name, so
     # the lookup is skipped when no stored page of these kinds shares one.
     embedding = embedding_of() if vector_lookup is not None and pages.stored_shares_a_word(name_key, kinds) else None
@@ -248,7 +253,7 @@ def _name_part_merges(entity: DocumentEntity, slug: str, pages: PageIndex) -> li
     merges = []
     for part, kinds, relation in parts:
         key = normalise_name(part)
-        others = [s for s in pages.ambiguous([key], NAMED_KINDS) if s != slug]
+        others = [s for s in pages.holders([key], NAMED_KINDS) if s != slug]
         if len(others) != 1 or others[0] not in pages.pages:
             continue
         other = pages.pages[others[0]]
@@ -286,37 +291,18 @@ def resolve_documents(
     pages = PageIndex.build(known)
     taken = set(pages.pages)
 
-    # Only entities no name matches need an embedding (for the vector step and for their new
-    # page). Of several in this batch sharing a name only the first is embedded up front: the
-    # rest will find the page it creates by name. Any that do not are embedded when reached.
-    def names_of(entity: DocumentEntity) -> list[str]:
-        return [normalise_name(entity.name), *map(normalise_name, entity.aliases)]
-
-    unmatched: list[tuple[int, int]] = []
-    claimed: set[tuple[str, PageKind]] = set()
-    for d, doc in enumerate(documents):
-        for e, entity in enumerate(doc.entities):
-            if entity.kind is PageKind.YOU:
-                continue
-            keys = names_of(entity)
-            if entity.embedding is not None or pages.exact(keys, compatible_kinds(entity.kind)) is not None:
-                continue
-            if any((key, kind) in claimed for key in keys for kind in compatible_kinds(entity.kind)):
-                continue
-            claimed.update((key, entity.kind) for key in keys)
-            unmatched.append((d, e))
-    vectors = dict(zip(unmatched, embed([documents[d].entities[e].context for d, e in unmatched]), strict=True))
-
     results = []
-    for d, doc in enumerate(documents):
+    for doc in documents:
         resolutions: list[EntityResolution] = []
         review: list[ReviewPair] = []
         merges: list[PageMerge] = []
         for e, entity in enumerate(doc.entities):
             pending = len(review)
-            def embedding_of(entity: DocumentEntity = entity, at: tuple[int, int] = (d, e)) -> list[float]:
+
+            # Extraction embedded the first entity of each name; any other is embedded only if needed.
+            def embedding_of(entity: DocumentEntity = entity) -> list[float]:
                 if entity.embedding is None:
-                    entity.embedding = vectors.get(at) or embed([entity.context])[0]
+                    entity.embedding = embed([entity.context])[0]
                 return entity.embedding
 
             resolution = _resolve_entity(entity, e, pages, settings, embedding_of, vector_lookup, review)
@@ -333,8 +319,7 @@ def resolve_documents(
             if resolution.method != "you":
                 # The entity's names become names of the page (exact matches from now on). Fuzzy
                 # matching only ever compares with titles, so variants of variants never chain.
-                keys = [normalise_name(entity.name), *map(normalise_name, entity.aliases)]
-                pages.add_names(resolution.slug, keys)
+                pages.add_names(resolution.slug, _name_keys(entity))
             resolutions.append(resolution)
         review = [p for p in review if p.slug and p.slug != p.other_slug]
         results.append(
