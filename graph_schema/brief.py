@@ -94,6 +94,12 @@ def rebuild_brief(driver: neo4j.Driver, owner: str) -> BriefView:
     return db.write(driver, store_brief, owner, brief).model_copy(update={"cached": False})
 
 
+def scoped_brief(driver: neo4j.Driver, owner: str, visible: list[str]) -> BriefView:
+    """The brief of what one access key's scope can see (not stored: the cache holds the full one)."""
+    material = db.read(driver, brief_material, owner, get_settings().brief_max_pages, visible)
+    return render_brief(material)
+
+
 def brief_is_stale(driver: neo4j.Driver, owner: str) -> bool:
     version, cached = db.read(driver, load_brief, owner)
     return cached is None or cached.graph_version != version

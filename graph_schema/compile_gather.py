@@ -53,13 +53,16 @@ def gather(
     freshness: str | None,
     since: datetime | None,
     settings: Settings,
+    visible: list[str] | None = None,
 ) -> CompiledPackage:
+    """`visible`: the slugs an access key's scope may see (None: all). Only those pages are read; a
+    target outside it (a focus key compiling "you") contributes its list, never its own facts."""
     budget = settings.deep_compile_token_budget - _RESERVED_TOKENS
     per_token = settings.chars_per_token
     words = intent_words(intent)
     newest_first = since is not None
 
-    rows, total = db.read(driver, queries.members, owner, target.slug, settings.compile_max_members)
+    rows, total = db.read(driver, queries.members, owner, target.slug, settings.compile_max_members, visible)
     if words:
         vector = embed_text(intent)
         for row in rows:
@@ -68,7 +71,9 @@ def gather(
         rows.sort(key=lambda r: (r["relevance"] is None, -(r["relevance"] or 0.0), -r["weight"]))
 
     per_member = settings.compile_facts_per_page if depth != "shallow" else 1
-    target_facts = db.read(driver, queries.facts, owner, [target.slug], since, settings.compile_facts_per_page)
+    target_visible = visible is None or target.slug in visible
+    target_facts = (db.read(driver, queries.facts, owner, [target.slug], since, settings.compile_facts_per_page)
+                    if target_visible else {})
     member_facts = db.read(driver, queries.facts, owner, [r["slug"] for r in rows], since, per_member)
 
     facts, facts_total = target_facts.get(target.slug, ([], 0))

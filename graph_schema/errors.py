@@ -4,7 +4,9 @@
     ├── GraphUnavailable          Neo4j cannot be reached or refused the credentials
     ├── PageNotFound              a slug that does not exist in this graph (or is out of scope)
     ├── InvalidRequest            a call whose arguments cannot be honoured
-    └── DocumentError             one document could not be read or parsed (names file and reason)
+    ├── DocumentError             one document could not be read or parsed (names file and reason)
+    ├── AccessRefused             the caller's key does not allow the call (says which setting)
+    └── RateLimited               too many calls this minute (says when to try again)
 
 Messages are sentences that say what to do next; third-party errors are wrapped at the
 boundary with `raise ... from e`.
@@ -41,3 +43,15 @@ class DocumentError(SubtextError):
         self.source_key = source_key
         self.reason = reason
         super().__init__(f"{source_key}: {reason}")
+
+
+class AccessRefused(SubtextError):
+    """The caller's key does not allow this call (paused, read-only, no full context)."""
+
+
+class RateLimited(SubtextError):
+    """Over the per-person allowance; `retry_after` is whole seconds until a slot frees."""
+
+    def __init__(self, retry_after: int) -> None:
+        self.retry_after = retry_after
+        super().__init__(f"You're going a bit fast — try again in {retry_after}s")

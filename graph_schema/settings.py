@@ -95,6 +95,10 @@ class Settings(BaseSettings):
     # --- serving ------------------------------------------------------------------------------
     mcp_host: str = "127.0.0.1"
     mcp_port: int = 8765
+    access_key: SecretStr | None = Field(default=None, description="The key a stdio server acts with; unset: the default person, full access.")
+    rate_limit_calls_per_minute: int = Field(default=120, description="Tool calls per person per minute, across all their keys.")
+    rate_limit_submissions_per_minute: int = Field(default=20, description="edit_page_body calls plus HTTP uploads per person per minute.")
+    max_upload_bytes: int = Field(default=10_000_000, description="POST /api/upload refuses larger bodies.")
 
     # --- optional LLM ---------------------------------------------------------------------
     llm_model: str | None = Field(default=None, description="A litellm model name; unset means no LLM is ever called.")

@@ -1,7 +1,8 @@
 """The subtext MCP server: tools over one person's context graph (fastmcp; HTTP or stdio).
 
-Each tool is a few lines that delegate to `GraphService`; project errors become `ToolError`s
-whose text tells the assistant what to do next.
+Each tool is a few lines that delegate to `GraphService` for the caller (an access key over
+HTTP, the person themselves over stdio), after taking a slot from the person's rate limits.
+Project errors become `ToolError`s whose text tells the assistant what to do next.
 """
 
 from __future__ import annotations
@@ -14,12 +15,16 @@ from fastmcp.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from typing import Literal
+
+from graph_schema.access import Access
+from graph_schema.compile import CompileAnswer
 from graph_schema.db import UNAVAILABLE
 from graph_schema.errors import GraphUnavailable, SubtextError
 from graph_schema.models import BriefView
-from typing import Literal
-
-from graph_schema.compile import CompileAnswer
+from mcp_server.auth import AccessKeyVerifier, current_caller
+from mcp_server.rate_limit import RateLimiter
+from mcp_server.upload import build_upload_endpoint
 from mcp_server.service import (
     GraphService,
     LinkAnswer,
@@ -54,18 +59,29 @@ WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHin
 SLUG = Field(description="A page's slug, exactly as search, graph_snapshot or a link gave it. Never guess one.")
 
 
-def _call(work: Callable[[], T]) -> T:
-    try:
-        return work()
-    except GraphUnavailable as e:
-        raise ToolError(UNAVAILABLE) from e
-    except SubtextError as e:
-        raise ToolError(str(e)) from e
-
-
-def build_server(service: GraphService | None = None) -> FastMCP:
+def build_server(service: GraphService | None = None, *, stdio: bool = False) -> FastMCP:
+    """The MCP server. Over HTTP every request needs an access key (Bearer) and POST /api/upload
+    sits beside /mcp; over stdio the caller is SUBTEXT_ACCESS_KEY's key or the person themselves."""
     service = service or GraphService()
-    mcp = FastMCP("subtext", instructions=INSTRUCTIONS, mask_error_details=True)
+    limiter = RateLimiter()
+    settings = service.settings
+    mcp = FastMCP("subtext", instructions=INSTRUCTIONS, mask_error_details=True,
+                  auth=None if stdio else AccessKeyVerifier(service))
+    if not stdio:
+        mcp.custom_route("/api/upload", methods=["POST"])(build_upload_endpoint(service, limiter))
+
+    def _call(tool: str, work: Callable[[Access], T]) -> T:
+        try:
+            access = current_caller(service)
+            allowances = {"calls": settings.rate_limit_calls_per_minute}
+            if tool == "edit_page_body":  # shares an allowance with the person's uploads
+                allowances["submissions"] = settings.rate_limit_submissions_per_minute
+            limiter.take(access.owner, allowances)
+            return work(access)
+        except GraphUnavailable as e:
+            raise ToolError(UNAVAILABLE) from e
+        except SubtextError as e:
+            raise ToolError(str(e)) from e
 
     @mcp.tool(title="Context brief", annotations=READ_ONLY)
     def brief() -> BriefView:
@@ -73,7 +89,7 @@ def build_server(service: GraphService | None = None) -> FastMCP:
         matters around it, plus the pages it was written from (`sources`). Call it once before your
         first substantive answer and use it as background. It is cached and only rebuilt when the
         graph changes, so calling it again gains nothing."""
-        return _call(service.brief)
+        return _call("brief", service.brief)
 
     @mcp.tool(title="Search context", annotations=READ_ONLY)
     def search(
@@ -89,7 +105,7 @@ def build_server(service: GraphService | None = None) -> FastMCP:
         `semantic` (by meaning), `fulltext` (by words, when nothing was close in meaning) or `none`.
         An empty result is a normal answer: the fact may not be recorded. Read a hit in full with
         get_page."""
-        return _call(lambda: service.search(query, limit))
+        return _call("search", lambda a: service.search(a, query, limit))
 
     @mcp.tool(title="Get page", annotations=READ_ONLY)
     def get_page(
@@ -98,7 +114,7 @@ def build_server(service: GraphService | None = None) -> FastMCP:
         """Reads one page in full: title, kind, body, aliases, its facts with the sources they came
         from, and its links. Returns no page (and a message) if the slug does not exist; never
         guess a slug."""
-        return _call(lambda: service.get_page(slug))
+        return _call("get_page", lambda a: service.get_page(a, slug))
 
     @mcp.tool(title="Scope", annotations=READ_ONLY)
     def scope(
@@ -108,7 +124,7 @@ def build_server(service: GraphService | None = None) -> FastMCP:
         area: member and relationship counts; for a single thing: neighbour counts; then one plain
         sentence on whether a deep compile is sensible, with its estimated size in tokens. "you"
         returns the index of focus areas. Call it before a deep compile on anything unfamiliar."""
-        return _call(lambda: service.scope(target))
+        return _call("scope", lambda a: service.scope(a, target))
 
     @mcp.tool(title="Compile context", annotations=READ_ONLY)
     def compile(
@@ -134,14 +150,14 @@ def build_server(service: GraphService | None = None) -> FastMCP:
         organisation, project, tool or topic) and the answer lists its `sources`. The package is
         kept within a token budget; `omitted` says what did not fit. Call scope first before a deep
         compile of anything unfamiliar."""
-        return _call(lambda: service.compile(intent, target, depth, shape, freshness))
+        return _call("compile", lambda a: service.compile(a, intent, target, depth, shape, freshness))
 
     @mcp.tool(title="Graph snapshot", annotations=READ_ONLY)
     def graph_snapshot() -> Snapshot:
         """Every visible page's slug, title and kind and every link between them, without page
         bodies, for orientation. On large graphs the lists are capped and `more` says how many
         exist; use search, scope or traverse for the rest."""
-        return _call(service.graph_snapshot)
+        return _call("graph_snapshot", service.graph_snapshot)
 
     @mcp.tool(title="Traverse", annotations=READ_ONLY)
     def traverse(
@@ -156,7 +172,7 @@ def build_server(service: GraphService | None = None) -> FastMCP:
     ) -> TraverseAnswer:
         """Follows one kind of relationship from a known page and returns the path itself, strongest
         links first. An empty path is a normal answer."""
-        return _call(lambda: service.traverse(from_slug, edge_type, within, limit))
+        return _call("traverse", lambda a: service.traverse(a, from_slug, edge_type, within, limit))
 
     @mcp.tool(title="Submit page update", annotations=WRITE)
     def edit_page_body(
@@ -171,7 +187,7 @@ def build_server(service: GraphService | None = None) -> FastMCP:
         overwrites a page and cannot delete a fact by leaving it out. Pass exactly one of slug or
         new_project. Use it without asking when the user settles something durable, never for
         passing chatter, then say plainly what was recorded (the answer lists what changed)."""
-        return _call(lambda: service.edit_page_body(body, slug, new_project))
+        return _call("edit_page_body", lambda a: service.edit_page_body(a, body, slug, new_project))
 
     @mcp.tool(title="Rename page", annotations=WRITE)
     def rename_page(
@@ -180,7 +196,7 @@ def build_server(service: GraphService | None = None) -> FastMCP:
     ) -> PageAnswer:
         """Changes a page's display title only; the slug and every link stay the same, and the old
         title is kept as an alias. Returns the updated page."""
-        return _call(lambda: service.rename_page(slug, title))
+        return _call("rename_page", lambda a: service.rename_page(a, slug, title))
 
     @mcp.tool(title="Link pages", annotations=WRITE)
     def link_pages(
@@ -190,6 +206,6 @@ def build_server(service: GraphService | None = None) -> FastMCP:
         """Records that two existing pages are related (a RELATES_TO link). It never creates pages
         and is not for filing something under a focus area. Returns ok; linking an already linked
         pair is ok too and says so."""
-        return _call(lambda: service.link_pages(from_slug, to_slug))
+        return _call("link_pages", lambda a: service.link_pages(a, from_slug, to_slug))
 
     return mcp

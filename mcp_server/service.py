@@ -1,6 +1,8 @@
 """What the MCP tools do, over one person's graph; `server.py` only declares the tools.
 
-Every method is bound to one owner; there is no call that reads across people.
+Every method takes the caller (`Access`): whose graph, and what their key's scope lets them see.
+Every query is bound to that one owner, and reads pass the scope's visible slugs, so a page
+outside the scope behaves exactly as if it did not exist.
 """
 
 from __future__ import annotations
@@ -11,14 +13,16 @@ import neo4j
 from pydantic import BaseModel, Field
 
 from graph_schema import db
-from graph_schema.brief import current_brief
+from graph_schema.access import PAUSED_MESSAGE, Access
+from graph_schema.brief import current_brief, scoped_brief
 from graph_schema.compile import CompileAnswer, CompiledPackage, Depth, Shape, parse_freshness, render_narrative, render_summary
 from graph_schema.compile_gather import gather
 from graph_schema.embedding import embed_text
 from graph_schema.models import BriefView, PageDetail, PageRef, SearchResult
-from graph_schema.errors import InvalidRequest, PageNotFound
+from graph_schema.errors import AccessRefused, InvalidRequest, PageNotFound
 from graph_schema.kinds import PageKind
 from graph_schema.queries import navigation
+from graph_schema.queries.access import visible_slugs
 from graph_schema.queries.owners import ensure_owner, graph_version
 from graph_schema.queries.pages import get_page, page_refs
 from graph_schema.queries.schema import create_schema
@@ -89,16 +93,22 @@ class EditAnswer(BaseModel):
 
 
 class GraphService:
-    """The driver (opened on first use, reopened after an outage) and the owner the tools act for."""
+    """The driver (opened on first use, reopened after an outage) and the caches of the tools."""
 
-    def __init__(self, owner: str | None = None, settings: Settings | None = None) -> None:
+    def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or get_settings()
-        self.owner = owner or self.settings.owner
         self._driver: neo4j.Driver | None = None
         self._lock = threading.Lock()
-        # compile's gathered material by (target, depth, freshness, intent); valid for one graph version
-        self._compiled: dict[tuple[str, str, str, str], CompiledPackage] = {}
+        # compile's gathered material by (owner, scope, target, depth, freshness, intent); valid for one graph version
+        self._compiled: dict[tuple[str, ...], CompiledPackage] = {}
         self._compiled_lock = threading.Lock()
+        # briefs of limited scopes by (owner, scope); the full brief is cached in the graph
+        self._scoped_briefs: dict[tuple[str, str], BriefView] = {}
+
+    @property
+    def default_access(self) -> Access:
+        """The configured person themselves, with full access (stdio without a key, the CLI)."""
+        return Access(owner=self.settings.owner)
 
     def driver(self) -> neo4j.Driver:
         with self._lock:
@@ -107,7 +117,7 @@ class GraphService:
                 try:
                     db.check_connection(driver)
                     create_schema(driver)
-                    db.write(driver, ensure_owner, self.owner, self.settings.owner_name)
+                    db.write(driver, ensure_owner, self.settings.owner, self.settings.owner_name)
                 except Exception:
                     driver.close()
                     raise
@@ -122,23 +132,70 @@ class GraphService:
 
     # ------------------------------------------------------------------ reads
 
-    def brief(self) -> BriefView:
-        return current_brief(self.driver(), self.owner)
+    # ------------------------------------------------------------------ access
 
-    def search(self, query: str, limit: int) -> SearchAnswer:
+    def visible(self, access: Access) -> list[str] | None:
+        """The slugs the caller may see, or None for the whole graph."""
+        if access.sees_everything:
+            return None
+        return db.read(self.driver(), visible_slugs, access.owner, access.scope)
+
+    @staticmethod
+    def check_active(access: Access) -> None:
+        if access.paused:
+            raise AccessRefused(PAUSED_MESSAGE.format(name=access.key_name or ""))
+
+    @staticmethod
+    def check_can_write(access: Access, *, needs_full_context: bool = False) -> None:
+        GraphService.check_active(access)
+        if not access.can_write:
+            raise AccessRefused(
+                f"The key {access.key_name!r} is read-only, and this tool writes to the graph: it needs "
+                "Read + write. The person can create a key with `subtext keys create NAME --write`."
+            )
+        if needs_full_context and not access.full_context:
+            raise AccessRefused(
+                f"The key {access.key_name!r} does not have Full context, which edit_page_body needs. The person "
+                "can create a key with `subtext keys create NAME --write` (without --limited-context)."
+            )
+
+    # ------------------------------------------------------------------ reads
+
+    def brief(self, access: Access) -> BriefView:
+        if access.paused:
+            return BriefView(text=PAUSED_MESSAGE.format(name=access.key_name or ""), sources=[], graph_version=0)
+        driver = self.driver()
+        visible = self.visible(access)
+        if visible is None:
+            return current_brief(driver, access.owner)
+        key = (access.owner, str(access.scope))
+        version = db.read(driver, graph_version, access.owner)
+        cached = self._scoped_briefs.get(key)
+        if cached is not None and cached.graph_version == version:
+            return cached.model_copy(update={"cached": True})
+        brief = scoped_brief(driver, access.owner, visible)
+        self._scoped_briefs[key] = brief
+        return brief
+
+    def search(self, access: Access, query: str, limit: int) -> SearchAnswer:
+        self.check_active(access)
         limit = max(1, min(limit, 50))
         s = self.settings
         driver = self.driver()
-        hits = db.read(driver, vector_search, self.owner, embed_text(query), limit, s.search_min_score, s.preview_chars)
+        visible = self.visible(access)
+        hits = db.read(driver, vector_search, access.owner, embed_text(query), limit, s.search_min_score, s.preview_chars,
+                       visible)
         mode = "semantic"
         if not hits:
-            hits = db.read(driver, fulltext_search, self.owner, query, limit, s.preview_chars)
+            hits = db.read(driver, fulltext_search, access.owner, query, limit, s.preview_chars, visible)
             mode = "fulltext" if hits else "none"
         sources = [PageRef(slug=h.slug, title=h.title, kind=h.kind) for h in hits]
         return SearchAnswer(query=query, mode=mode, results=hits, sources=sources)
 
-    def get_page(self, slug: str) -> PageAnswer:
-        page = db.read(self.driver(), get_page, self.owner, slug, self.settings.get_page_max_facts)
+    def get_page(self, access: Access, slug: str) -> PageAnswer:
+        self.check_active(access)
+        page = db.read(self.driver(), get_page, access.owner, slug, self.settings.get_page_max_facts,
+                       visible=self.visible(access))
         if page is None:
             return PageAnswer(
                 message=f"No page has the slug {slug!r}. Do not guess slugs: look it up with search "
@@ -153,15 +210,18 @@ class GraphService:
 
     # ------------------------------------------------------------------ navigation
 
-    def _ref(self, slug: str) -> PageRef:
-        refs = db.read(self.driver(), page_refs, self.owner, [slug])
+    def _ref(self, access: Access, slug: str, visible: list[str] | None = None) -> PageRef:
+        """The page a slug names, as the caller may see it; PageNotFound otherwise."""
+        refs = db.read(self.driver(), page_refs, access.owner, [slug], visible)
         if not refs:
             raise PageNotFound(slug)
         return refs[0]
 
-    def graph_snapshot(self) -> Snapshot:
+    def graph_snapshot(self, access: Access) -> Snapshot:
+        self.check_active(access)
         s = self.settings
-        data = db.read(self.driver(), navigation.snapshot, self.owner, s.snapshot_max_pages, s.snapshot_max_links)
+        data = db.read(self.driver(), navigation.snapshot, access.owner, s.snapshot_max_pages, s.snapshot_max_links,
+                       self.visible(access))
         more = None
         if data["total_pages"] > len(data["pages"]) or data["total_links"] > len(data["links"]):
             more = (
@@ -176,7 +236,8 @@ class GraphService:
             more=more,
         )
 
-    def traverse(self, from_slug: str, edge_type: str, within: str | None, limit: int) -> TraverseAnswer:
+    def traverse(self, access: Access, from_slug: str, edge_type: str, within: str | None, limit: int) -> TraverseAnswer:
+        self.check_active(access)
         if from_slug == "you":
             raise InvalidRequest(
                 "traverse starts from a specific page, never 'you'. Call scope('you') for the focus areas, "
@@ -184,22 +245,25 @@ class GraphService:
             )
         if edge_type not in ("RELATES_TO", "IN_CONTEXT"):
             raise InvalidRequest(f"edge_type must be RELATES_TO or IN_CONTEXT, not {edge_type!r}.")
-        start = self._ref(from_slug)
-        if within is not None and db.read(self.driver(), navigation.page_kind, self.owner, within) is not PageKind.FOCUS:
+        visible = self.visible(access)
+        start = self._ref(access, from_slug, visible)
+        if within is not None and db.read(self.driver(), navigation.page_kind, access.owner, within, visible) is not PageKind.FOCUS:
             raise InvalidRequest(
                 f"within must be the slug of a focus area; {within!r} is not one. Call scope('you') to list them."
             )
         limit = max(1, min(limit, self.settings.traverse_max_limit))
-        rows = db.read(self.driver(), navigation.traverse, self.owner, from_slug, edge_type, within, limit)
+        rows = db.read(self.driver(), navigation.traverse, access.owner, from_slug, edge_type, within, limit, visible)
         path = [TraverseStep(**r) for r in rows]
         sources = [start, *[PageRef(slug=p.slug, title=p.title, kind=p.kind) for p in path]]
         return TraverseAnswer(start=start, edge_type=edge_type, within=within, path=path, sources=sources)
 
-    def scope(self, target: str) -> ScopeAnswer:
+    def scope(self, access: Access, target: str) -> ScopeAnswer:
+        self.check_active(access)
         s = self.settings
+        visible = self.visible(access)
         if target == "you":
-            areas = db.read(self.driver(), navigation.focus_index, self.owner)
-            you = self._ref("you")
+            areas = db.read(self.driver(), navigation.focus_index, access.owner, visible)
+            you = self._ref(access, "you")  # "you" always names the index, even for a focus-limited key
             advice = (
                 f"{len(areas)} focus area{'s' if len(areas) != 1 else ''}. A compile of 'you' is always shallow; "
                 "to go deep, scope and compile one focus area."
@@ -207,15 +271,15 @@ class GraphService:
             )
             refs = [you, *[PageRef(slug=a["slug"], title=a["title"], kind=PageKind.FOCUS) for a in areas]]
             return ScopeAnswer(target=you, focus_areas=areas, estimated_tokens=0, advice=advice, sources=refs)
-        ref = self._ref(target)
+        ref = self._ref(access, target, visible)
         if ref.kind is PageKind.FOCUS:
-            data = db.read(self.driver(), navigation.scope_focus, self.owner, target)
+            data = db.read(self.driver(), navigation.scope_focus, access.owner, target, visible)
             tokens = int(data["characters"] / s.chars_per_token)
             answer = ScopeAnswer(target=ref, members=data["members"], relationships=data["relationships"],
                                  estimated_tokens=tokens, advice="", sources=[ref])
             size = f"{data['members']} members and {data['relationships']} relationships between them"
         else:
-            rows = db.read(self.driver(), navigation.scope_thing, self.owner, target)
+            rows = db.read(self.driver(), navigation.scope_thing, access.owner, target, visible)
             neighbours = {r["type"]: r["count"] for r in rows if r["type"]}
             tokens = int(max((r["characters"] for r in rows), default=0) / s.chars_per_token)
             answer = ScopeAnswer(target=ref, neighbours=neighbours, estimated_tokens=tokens, advice="", sources=[ref])
@@ -229,26 +293,30 @@ class GraphService:
             )
         return answer
 
-    def compile(self, intent: str, target: str, depth: Depth, shape: Shape, freshness: str | None) -> CompileAnswer:
+    def compile(
+        self, access: Access, intent: str, target: str, depth: Depth, shape: Shape, freshness: str | None
+    ) -> CompileAnswer:
+        self.check_active(access)
         if depth not in ("shallow", "medium", "deep"):
             raise InvalidRequest(f"depth must be shallow, medium or deep, not {depth!r}.")
         if shape not in ("narrative", "structured", "summary"):
             raise InvalidRequest(f"shape must be narrative, structured or summary, not {shape!r}.")
         since = parse_freshness(freshness)
-        ref = self._ref(target)
+        visible = self.visible(access)
+        ref = self._ref(access, target, None if target == "you" else visible)
         note = None
         if ref.kind is PageKind.YOU and depth != "shallow":
             depth = "shallow"
             note = "A compile of 'you' is always shallow; compile one of the focus areas to go deeper."
         intent = " ".join(intent.split())[:500]
         freshness = freshness.strip() if freshness and freshness.strip() else None
-        key = (ref.slug, depth, freshness or "", intent)
-        version = db.read(self.driver(), graph_version, self.owner)
+        key = (access.owner, str(access.scope), ref.slug, depth, freshness or "", intent)
+        version = db.read(self.driver(), graph_version, access.owner)
         with self._compiled_lock:
             package = self._compiled.get(key)
         cached = package is not None and package.graph_version == version
         if not cached:
-            package = gather(self.driver(), self.owner, ref, depth, intent, freshness, since, self.settings)
+            package = gather(self.driver(), access.owner, ref, depth, intent, freshness, since, self.settings, visible)
             package.graph_version = version
             with self._compiled_lock:
                 self._compiled = {k: v for k, v in self._compiled.items() if v.graph_version == version}
@@ -264,27 +332,32 @@ class GraphService:
 
     # ------------------------------------------------------------------ writes
 
-    def rename_page(self, slug: str, title: str) -> PageAnswer:
+    def rename_page(self, access: Access, slug: str, title: str) -> PageAnswer:
+        self.check_can_write(access)
+        self._ref(access, slug, self.visible(access))
         title = title.strip()
         if not title:
             raise InvalidRequest("title must not be empty.")
         if len(title) > 200:
             raise InvalidRequest("title must be at most 200 characters.")
-        if not db.write(self.driver(), navigation.rename_page, self.owner, slug, title):
+        if not db.write(self.driver(), navigation.rename_page, access.owner, slug, title):
             raise PageNotFound(slug)
-        return self.get_page(slug)
+        return self.get_page(access, slug)
 
-    def link_pages(self, from_slug: str, to_slug: str) -> LinkAnswer:
+    def link_pages(self, access: Access, from_slug: str, to_slug: str) -> LinkAnswer:
+        self.check_can_write(access)
         if from_slug == to_slug:
             raise InvalidRequest("A page cannot be linked to itself; pass two different slugs.")
-        self._ref(from_slug)
-        self._ref(to_slug)
-        created = db.write(self.driver(), navigation.link_pages, self.owner, from_slug, to_slug)
+        visible = self.visible(access)
+        self._ref(access, from_slug, visible)
+        self._ref(access, to_slug, visible)
+        created = db.write(self.driver(), navigation.link_pages, access.owner, from_slug, to_slug)
         if created:
             return LinkAnswer(ok=True, message=f"Linked {from_slug} and {to_slug} (RELATES_TO).")
         return LinkAnswer(ok=True, message=f"{from_slug} and {to_slug} were already linked; nothing changed.")
 
-    def edit_page_body(self, body: str, slug: str | None, new_project: str | None) -> EditAnswer:
+    def edit_page_body(self, access: Access, body: str, slug: str | None, new_project: str | None) -> EditAnswer:
+        self.check_can_write(access, needs_full_context=True)
         if (slug is None) == (new_project is None):
             raise InvalidRequest("Pass exactly one of slug (an existing page to anchor the text) or new_project.")
         if not body.strip():
@@ -297,18 +370,18 @@ class GraphService:
         if new_project is not None and not new_project.strip():
             raise InvalidRequest("new_project must name the project.")
         if slug is not None:
-            self._ref(slug)
+            self._ref(access, slug, self.visible(access))
         from pipeline.run import submit_text  # the pipeline's public way in; loads its models on first use
 
         outcome = submit_text(
-            body, owner=self.owner, anchor_slug=slug,
-            new_project=new_project.strip() if new_project else None, author="assistant",
+            body, owner=access.owner, anchor_slug=slug,
+            new_project=new_project.strip() if new_project else None, author=access.author,
         )
         if outcome.status == "failed":
             raise InvalidRequest(f"The text could not be ingested: {outcome.reason}")
         driver = self.driver()
-        created = db.read(driver, page_refs, self.owner, outcome.pages_created)
-        updated = db.read(driver, page_refs, self.owner, outcome.pages_updated)
+        created = db.read(driver, page_refs, access.owner, outcome.pages_created)
+        updated = db.read(driver, page_refs, access.owner, outcome.pages_updated)
         focus = next((p for p in created if p.slug == outcome.focus_created), None)
         message = (
             f"Recorded {outcome.facts_added} new fact{'s' if outcome.facts_added != 1 else ''}; "

@@ -50,7 +50,7 @@ def parsed_documents(
     started = time.perf_counter()
     keys = list(context.partition_keys)
     progress.stage("parse", 0, len(keys))
-    parsed = parse_sources(keys, graph.owner_id, get_settings(), graph.driver())
+    parsed = parse_sources(keys, graph.owner_for(keys), get_settings(), graph.driver())
     progress.stage("parse", len(keys), len(keys))
     seconds = round(time.perf_counter() - started, 3)
     for document in parsed:
@@ -104,7 +104,8 @@ def resolved_entities(
 ) -> dict[str, ResolvedDocument]:
     started = time.perf_counter()
     progress.stage("resolve", 0, len(document_mentions))
-    resolved = resolve_entities(list(document_mentions.values()), graph.owner_id, get_settings(), graph.driver())
+    resolved = resolve_entities(list(document_mentions.values()), graph.owner_for(list(context.partition_keys)),
+                                get_settings(), graph.driver())
     progress.stage("resolve", len(resolved), len(resolved))
     seconds = round(time.perf_counter() - started, 3)
     _per_partition(context, {
@@ -130,8 +131,9 @@ def graph_merge(
     documents_in = list(resolved_entities.values())
     outcomes = []
     driver = graph.driver()
+    owner = graph.owner_for(list(context.partition_keys))
     for done, document in enumerate(documents_in, start=1):
-        outcomes.extend(merge_documents([document], graph.owner_id, driver))
+        outcomes.extend(merge_documents([document], owner, driver))
         progress.stage("merge", done, len(documents_in))
     seconds = round(time.perf_counter() - started, 3)
     for outcome in outcomes:

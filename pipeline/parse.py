@@ -17,17 +17,8 @@ from pydantic import BaseModel
 from graph_schema.kinds import SourceKind
 from graph_schema.models import Chunk, ParsedDocument
 from graph_schema.settings import Settings
+from graph_schema.upload_folders import SUPPORTED_SUFFIXES, TEXT_FORMATS, UNSTRUCTURED_FORMATS, key_within_person
 
-TEXT_FORMATS = {".txt": "text", ".md": "markdown", ".markdown": "markdown", ".rst": "restructuredtext"}
-UNSTRUCTURED_FORMATS = {
-    ".pdf": "pdf",
-    ".docx": "docx",
-    ".pptx": "pptx",
-    ".html": "html",
-    ".htm": "html",
-    ".eml": "email",
-}
-SUPPORTED_SUFFIXES = sorted({*TEXT_FORMATS, *UNSTRUCTURED_FORMATS})
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -45,8 +36,10 @@ def source_id_for(owner: str, kind: SourceKind, key: str) -> str:
 
 
 def focus_of_key(key: str) -> str | None:
-    """The focus area of a document: the top-level subfolder of the upload folder it sits in."""
-    parts = Path(key).parts
+    """The focus area of a document: the top-level subfolder of its person's upload folder."""
+    if Path(key).is_absolute():
+        return None
+    parts = Path(key_within_person(key)).parts
     return parts[0] if len(parts) > 1 and not Path(key).is_absolute() else None
 
 

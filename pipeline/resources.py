@@ -15,7 +15,9 @@ from graph_schema import db
 from graph_schema.models import ExtractedDocument, MergeOutcome, ParsedDocument, ResolvedDocument
 from graph_schema.queries.owners import ensure_owner
 from graph_schema.queries.schema import create_schema
+from graph_schema.errors import InvalidRequest
 from graph_schema.settings import get_settings
+from graph_schema.upload_folders import owner_of_key
 
 
 @lru_cache(maxsize=4)
@@ -38,13 +40,32 @@ class GraphResource(ConfigurableResource):
     def owner_id(self) -> str:
         return self.owner or get_settings().owner
 
-    def driver(self) -> neo4j.Driver:
+    def owner_for(self, keys: list[str]) -> str:
+        """Whose documents a run holds: the configured owner, or the person whose `@id/` folder
+        the keys are in. One run never mixes people (the sensor requests a run per person)."""
+        if self.owner:
+            return self.owner
+        owners = sorted({owner_of_key(k, get_settings().owner) for k in keys})
+        if len(owners) > 1:
+            raise InvalidRequest(
+                f"One run holds one person's documents, but these keys belong to {', '.join(owners)}; "
+                "start a run per person's folder."
+            )
+        owner = owners[0] if owners else self.owner_id
+        self._ensure(owner)
+        return owner
+
+    def _ensure(self, owner: str) -> neo4j.Driver:
         settings = get_settings()
         driver = shared_driver(settings.bolt_uri)
-        if (settings.bolt_uri, self.owner_id) not in _ENSURED_OWNERS:
-            db.write(driver, ensure_owner, self.owner_id, settings.owner_name)
-            _ENSURED_OWNERS.add((settings.bolt_uri, self.owner_id))
+        if (settings.bolt_uri, owner) not in _ENSURED_OWNERS:
+            name = settings.owner_name if owner == settings.owner else owner
+            db.write(driver, ensure_owner, owner, name)
+            _ENSURED_OWNERS.add((settings.bolt_uri, owner))
         return driver
+
+    def driver(self) -> neo4j.Driver:
+        return self._ensure(self.owner_id)
 
 
 class ProgressReporter:

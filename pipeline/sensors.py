@@ -13,6 +13,7 @@ from dagster import (
 )
 
 from graph_schema.settings import get_settings
+from graph_schema.upload_folders import owner_of_key
 from pipeline.assets import documents
 from pipeline.watch import FileState, folder_changes
 
@@ -28,16 +29,22 @@ def upload_folder_requests(context: SensorEvaluationContext, job_name: str) -> S
         return SensorResult(skip_reason="No new, changed or deleted files in the upload folder.", cursor=cursor)
 
     known = set(context.instance.get_dynamic_partitions(documents.name))
-    to_add = [k for k in changes.new if k not in known]
+    default_owner = get_settings().owner
+    # Grouped by person (stable order), so each person's new files are one contiguous range.
+    to_add = sorted((k for k in changes.new if k not in known), key=lambda k: owner_of_key(k, default_owner))
     requests = []
-    # Files that arrived together are one run over a contiguous range of new partitions, so a
-    # bulk upload pays for model loading once; changed or deleted files get a run each.
-    if to_add:
+    # Files that arrived together are one run per person over a contiguous range of new
+    # partitions, so a bulk upload pays for model loading once; changed or deleted files get a
+    # run each.
+    groups: dict[str, list[str]] = {}
+    for key in to_add:
+        groups.setdefault(owner_of_key(key, default_owner), []).append(key)
+    for group in groups.values():
         requests.append(
             RunRequest(
-                run_key=f"new:{changes.state[to_add[0]].sha256[:12]}:{len(to_add)}:{to_add[0]}",
+                run_key=f"new:{changes.state[group[0]].sha256[:12]}:{len(group)}:{group[0]}",
                 job_name=job_name,
-                tags={RANGE_START_TAG: to_add[0], RANGE_END_TAG: to_add[-1]},
+                tags={RANGE_START_TAG: group[0], RANGE_END_TAG: group[-1]},
             )
         )
     for key in [k for k in changes.new if k in known] + changes.changed:

@@ -14,10 +14,13 @@ from rich.table import Table
 
 from graph_schema.errors import SubtextError
 from graph_schema.settings import PROJECT_ROOT, get_settings
+from subtext.access_cli import keys_app, users_app
 
 app = typer.Typer(help="subtext: a self-hosted context graph for AI assistants.", no_args_is_help=True)
 neo4j_app = typer.Typer(help="Manage the local Neo4j server (the embedded default).", no_args_is_help=True)
 app.add_typer(neo4j_app, name="neo4j")
+app.add_typer(users_app, name="users")
+app.add_typer(keys_app, name="keys")
 console = Console(stderr=True, soft_wrap=True)  # errors keep whole lines, so they can be grepped
 out = Console()
 
@@ -268,14 +271,46 @@ def serve(
             ensure_graph_server()
         except SubtextError as e:
             _fail(e)
-    server = build_server()
+    server = build_server(stdio=stdio)
     if stdio:
         server.run(transport="stdio", show_banner=False)
         return
     host = host or settings.mcp_host
     port = port or settings.mcp_port
-    console.print(f"subtext MCP server on http://{host}:{port}/mcp")
-    server.run(transport="http", host=host, port=port, show_banner=False)
+    try:
+        live_keys = _live_key_count()
+    except SubtextError as e:
+        _fail(e)
+    if live_keys == 0:
+        if not _is_loopback(host):
+            _fail(SubtextError(
+                f"Refusing to listen on {host}: no access keys exist, so nobody could use the server, and "
+                "it would be reachable from other machines. Create a key with `subtext keys create NAME`, "
+                "or serve on 127.0.0.1."
+            ))
+        console.print("No access keys yet: every request will get 401. Create one with `subtext keys create NAME`.")
+    console.print(f"subtext MCP server on http://{host}:{port}/mcp (upload: POST http://{host}:{port}/api/upload)")
+    # DNS-rebinding protection: on loopback, only loopback Host and Origin headers are served.
+    server.run(transport="http", host=host, port=port, show_banner=False, host_origin_protection="auto")
+
+
+def _is_loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _live_key_count() -> int:
+    from graph_schema import db
+    from graph_schema.queries.access import list_keys
+
+    with db.open_driver(get_settings()) as driver:
+        return sum(1 for k in db.read(driver, list_keys, None) if not k.revoked and not k.paused)
 
 
 @app.command()

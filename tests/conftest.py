@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -54,8 +55,33 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@dataclass
+class Served:
+    """A running `subtext serve` and a full-access, read + write key of the test's person."""
+
+    base: str  # http://127.0.0.1:PORT
+    key: str
+
+    def mcp(self, key: str | None = None):
+        """A Streamable HTTP transport to /mcp that sends `key` (default: the full key) as Bearer."""
+        from fastmcp.client.transports import StreamableHttpTransport
+
+        return StreamableHttpTransport(f"{self.base}/mcp", auth=key or self.key)
+
+
+def make_key(graph, name: str = "test client", scope: str = "full", *, write: bool = True,
+             full_context: bool = True, owner: str | None = None) -> str:
+    from graph_schema.access import KeyScope
+    from graph_schema.keys import add_person, create_key
+
+    owner = owner or graph["owner"]
+    add_person(graph["driver"], owner, owner)
+    return create_key(graph["driver"], owner, name, KeyScope.parse(scope), can_write=write,
+                      full_context=full_context).secret
+
+
 def _serve(graph, **settings: str):
-    """`subtext serve` in a subprocess for this test's owner; yields its /mcp address."""
+    """`subtext serve` in a subprocess for this test's owner; yields a `Served`."""
     port = _free_port()
     env = {**os.environ, "SUBTEXT_OWNER": graph["owner"], "SUBTEXT_UPLOAD_DIR": str(graph["upload"]), **settings}
     process = subprocess.Popen(
@@ -74,7 +100,7 @@ def _serve(graph, **settings: str):
         process.kill()
         raise RuntimeError("subtext serve did not listen within 120 s")
     try:
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield Served(base=f"http://127.0.0.1:{port}", key=make_key(graph))
     finally:
         process.terminate()
         try:
@@ -84,14 +110,21 @@ def _serve(graph, **settings: str):
 
 
 @pytest.fixture()
-def mcp_url(graph):
+def served(graph):
     yield from _serve(graph)
 
 
 @pytest.fixture()
-def mcp_url_with_budget(graph):
+def mcp(served):
+    """The test person's server over Streamable HTTP, with a full read + write key."""
+    return served.mcp()
+
+
+@pytest.fixture()
+def mcp_small_budget(graph):
     """The server with a small compile budget (400 tokens), to see packing and `omitted`."""
-    yield from _serve(graph, SUBTEXT_DEEP_COMPILE_TOKEN_BUDGET="400")
+    for served in _serve(graph, SUBTEXT_DEEP_COMPILE_TOKEN_BUDGET="400"):
+        yield served.mcp()
 
 
 def write(folder: Path, name: str, text: str | bytes) -> Path:

@@ -27,8 +27,8 @@ def ingested(graph):
     return graph
 
 
-async def test_compile_depths_shapes_and_cache(ingested, mcp_url):
-    async with Client(mcp_url) as client:
+async def test_compile_depths_shapes_and_cache(ingested, mcp):
+    async with Client(mcp) as client:
         tools = {t.name: t for t in await client.list_tools()}
         assert set(tools) == {"brief", "search", "scope", "compile", "get_page", "graph_snapshot", "traverse",
                               "edit_page_body", "rename_page", "link_pages"}
@@ -93,11 +93,11 @@ async def test_compile_depths_shapes_and_cache(ingested, mcp_url):
             await compile_(target="harbour", freshness="soon")
 
 
-async def test_compile_stays_within_the_token_budget(graph, mcp_url_with_budget):
+async def test_compile_stays_within_the_token_budget(graph, mcp_small_budget):
     lines = [f"Member{n} Person{n} works with Priya Natarajan on the Harbour pitch section {n}." for n in range(40)]
     write(graph["upload"], "harbour/long.md", "\n\n".join(lines))
     ingest_paths([graph["upload"]])
-    async with Client(mcp_url_with_budget) as client:
+    async with Client(mcp_small_budget) as client:
         answer = (await client.call_tool("compile", {"intent": "", "target": "harbour", "depth": "medium"})).structured_content
     assert answer["estimated_tokens"] <= 400
     assert answer["omitted"] and "more connected page" in " ".join(answer["omitted"])

@@ -25,8 +25,8 @@ def ingested(graph):
     return graph
 
 
-async def test_read_tools_over_mcp(ingested, mcp_url):
-    async with Client(mcp_url) as client:
+async def test_read_tools_over_mcp(ingested, mcp):
+    async with Client(mcp) as client:
         tools = {t.name: t for t in await client.list_tools()}
         for name in ("brief", "search", "scope", "get_page", "graph_snapshot", "traverse"):
             assert tools[name].annotations.readOnlyHint is True, name
@@ -65,9 +65,9 @@ async def test_read_tools_over_mcp(ingested, mcp_url):
             await client.call_tool("scope", {"target": "nobody-here"})
 
 
-async def test_write_tools_over_mcp(ingested, mcp_url):
+async def test_write_tools_over_mcp(ingested, mcp):
     graph = ingested
-    async with Client(mcp_url) as client:
+    async with Client(mcp) as client:
         before = (await client.call_tool("get_page", {"slug": "acme-corporation"})).structured_content["page"]
         renamed = (await client.call_tool("rename_page", {"slug": "acme-corporation", "title": "Acme Group"})).structured_content
         page = renamed["page"]
@@ -94,9 +94,9 @@ async def test_write_tools_over_mcp(ingested, mcp_url):
             await client.call_tool("rename_page", {"slug": "invented-slug", "title": "X"})
 
 
-async def test_edit_page_body_goes_through_the_pipeline(ingested, mcp_url):
+async def test_edit_page_body_goes_through_the_pipeline(ingested, mcp):
     graph = ingested
-    async with Client(mcp_url) as client:
+    async with Client(mcp) as client:
         tools = {t.name: t for t in await client.list_tools()}
         assert tools["edit_page_body"].annotations.readOnlyHint is False
         before = graph["db"].read(graph["driver"], graph_counts, graph["owner"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from graph_schema.errors import InvalidRequest
 from graph_schema.kinds import PageKind
 from graph_schema.models import ParsedDocument
 from graph_schema.queries.search import lucene_query
@@ -93,3 +94,36 @@ def test_header_people_are_people_and_short_forms_join_them():
     assert len(people) == 1 and people[0].kind_certain
     assert people[0].name == "Priya Natarajan"
     assert {m.surface for m in people[0].mentions} >= {"Priya Natarajan", "Natarajan"}
+
+
+def test_rate_limiter_says_when_a_slot_frees():
+    from graph_schema.errors import RateLimited
+    from mcp_server.rate_limit import RateLimiter
+
+    now = [1000.0]
+    limiter = RateLimiter(clock=lambda: now[0])
+    for step in range(3):
+        now[0] = 1000.0 + step * 10  # calls at 0 s, 10 s, 20 s
+        limiter.take("ada", {"calls": 3})
+    now[0] = 1025.0
+    with pytest.raises(RateLimited) as refused:
+        limiter.take("ada", {"calls": 3})
+    assert refused.value.retry_after == 35 and str(refused.value) == "You're going a bit fast — try again in 35s"
+    limiter.take("grace", {"calls": 3})  # another person's allowance is untouched
+    with pytest.raises(RateLimited):  # all or none: a full second allowance refuses, and takes nothing
+        limiter.take("grace", {"calls": 3, "submissions": 0})
+    now[0] = 1060.5  # the call at 0 s has left the window
+    limiter.take("ada", {"calls": 3})
+
+
+def test_keys_and_scopes_parse_strictly():
+    from graph_schema.access import KeyScope, generate_key, hash_key, key_id_of, key_matches
+
+    assert str(KeyScope.parse("focus:harbour, orchard")) == "focus:harbour,orchard"
+    for bad in ["everything", "focus:", "focus:../x", "focus:Harbour", "me,full"]:
+        with pytest.raises(InvalidRequest):
+            KeyScope.parse(bad)
+    key_id, secret = generate_key()
+    assert secret.startswith("stx_") and key_id_of(secret) == key_id
+    assert key_matches(secret, hash_key(secret)) and not key_matches(secret[:-1] + "x", hash_key(secret))
+    assert key_id_of("stx_nothing") is None and key_id_of("Bearer " + secret) is None

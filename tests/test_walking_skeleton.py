@@ -26,7 +26,7 @@ def counts(graph) -> dict[str, int]:
     return graph["db"].read(graph["driver"], graph_counts, graph["owner"])
 
 
-async def test_document_to_brief_search_and_page_over_mcp(graph, mcp_url):
+async def test_document_to_brief_search_and_page_over_mcp(graph, mcp):
     write(graph["upload"], "harbour/kickoff.md", NOTES)
     report = ingest_paths([graph["upload"]])
     assert [o.status for o in report.outcomes] == ["ingested"]
@@ -37,7 +37,7 @@ async def test_document_to_brief_search_and_page_over_mcp(graph, mcp_url):
     instance = dagster_instance()
     assert all(instance.get_run_by_id(run_id) is not None for run_id in report.run_ids)
 
-    async with Client(mcp_url) as client:
+    async with Client(mcp) as client:
         tools = {t.name: t for t in await client.list_tools()}
         assert {"brief", "search", "get_page"} <= set(tools)
         assert tools["brief"].annotations.readOnlyHint is True

@@ -13,11 +13,12 @@ from graph_schema.queries.pages import to_native
 YOU_MATERIAL = """
 MATCH (o:Owner {id: $owner})
 OPTIONAL MATCH (you:Page {owner: $owner, slug: 'you'})
-OPTIONAL MATCH (f:Fact)-[:ABOUT]->(you) WHERE NOT f.retired
+OPTIONAL MATCH (f:Fact)-[:ABOUT]->(you) WHERE NOT f.retired AND ($visible IS NULL OR 'you' IN $visible)
 WITH o, you, f ORDER BY f.first_seen DESC
 WITH o, you, collect(f.text)[..$max_facts] AS facts
 CALL (o) {
   MATCH (s:Source {owner: o.id})
+  WHERE $visible IS NULL OR EXISTS { (s)-[:MENTIONS]->(p:Page) WHERE p.slug IN $visible }
   RETURN count(CASE WHEN s.status = 'ingested' THEN 1 END) AS sources
 }
 RETURN o.version AS version, coalesce(you.title, o.name) AS name, facts, sources
@@ -25,7 +26,9 @@ RETURN o.version AS version, coalesce(you.title, o.name) AS name, facts, sources
 
 FOCUS_MATERIAL = """
 MATCH (focus:Page:Focus {owner: $owner})
+WHERE $visible IS NULL OR focus.slug IN $visible
 OPTIONAL MATCH (m:Page {owner: $owner})-[:IN_CONTEXT]->(focus)
+WHERE $visible IS NULL OR m.slug IN $visible
 WITH focus, m
 OPTIONAL MATCH (m)<-[x:MENTIONS]-(:Source {owner: $owner, status: 'ingested'})
 WITH focus, m, count(x) AS weight
@@ -39,7 +42,7 @@ LIMIT $max_focus
 # What matters most: the things the most sources talk about, per kind.
 TOP_PAGES = """
 MATCH (p:Page {owner: $owner})
-WHERE p.kind IN $kinds
+WHERE p.kind IN $kinds AND ($visible IS NULL OR p.slug IN $visible)
 OPTIONAL MATCH (p)<-[x:MENTIONS]-(:Source {owner: $owner, status: 'ingested'})
 WITH p, count(x) AS sources
 WHERE sources > 0
@@ -62,11 +65,12 @@ RETURN b.built_at AS built_at
 """
 
 
-def brief_material(tx: neo4j.ManagedTransaction, owner: str, max_pages: int) -> dict:
-    you = tx.run(YOU_MATERIAL, owner=owner, max_facts=5).single()
-    focus = [dict(r) for r in tx.run(FOCUS_MATERIAL, owner=owner, per_focus=6, max_focus=6)]
+def brief_material(tx: neo4j.ManagedTransaction, owner: str, max_pages: int, visible: list[str] | None = None) -> dict:
+    """What the brief is written from; only pages in `visible` when a key's scope limits it."""
+    you = tx.run(YOU_MATERIAL, owner=owner, max_facts=5, visible=visible).single()
+    focus = [dict(r) for r in tx.run(FOCUS_MATERIAL, owner=owner, per_focus=6, max_focus=6, visible=visible)]
     kinds = [k.value for k in (PageKind.PERSON, PageKind.ORGANISATION, PageKind.PROJECT, PageKind.TOOL, PageKind.TOPIC)]
-    top = {r["kind"]: r["pages"] for r in tx.run(TOP_PAGES, owner=owner, kinds=kinds, per_kind=max_pages)}
+    top = {r["kind"]: r["pages"] for r in tx.run(TOP_PAGES, owner=owner, kinds=kinds, per_kind=max_pages, visible=visible)}
     return {
         "version": you["version"] if you else 0,
         "name": you["name"] if you else "You",

@@ -31,6 +31,7 @@ CALL (t) {
   RETURN m, 'filed under' AS relation, size(coalesce(r.sources, [])) AS weight
 }
 WITH m, relation, max(weight) AS weight
+WHERE ($visible IS NULL OR m.slug IN $visible)
 ORDER BY weight DESC, m.updated_at DESC, m.title
 LIMIT $limit
 RETURN m.slug AS slug, m.title AS title, m.kind AS kind, relation, weight, m.updated_at AS updated_at,
@@ -40,9 +41,10 @@ RETURN m.slug AS slug, m.title AS title, m.kind AS kind, relation, weight, m.upd
 MEMBER_COUNT = """
 MATCH (t:Page {owner: $owner, slug: $slug})
 RETURN CASE t.kind
-  WHEN 'focus' THEN COUNT { (:Page {owner: $owner})-[:IN_CONTEXT]->(t) }
-  WHEN 'you' THEN COUNT { (:Page:Focus {owner: $owner}) }
-  ELSE COUNT { (t)-[:RELATES_TO]-(:Page {owner: $owner}) } + COUNT { (t)-[:IN_CONTEXT]->(:Page {owner: $owner}) }
+  WHEN 'focus' THEN COUNT { (m:Page {owner: $owner})-[:IN_CONTEXT]->(t) WHERE ($visible IS NULL OR m.slug IN $visible) }
+  WHEN 'you' THEN COUNT { (m:Page:Focus {owner: $owner}) WHERE ($visible IS NULL OR m.slug IN $visible) }
+  ELSE COUNT { (t)-[:RELATES_TO]-(m:Page {owner: $owner}) WHERE ($visible IS NULL OR m.slug IN $visible) }
+       + COUNT { (t)-[:IN_CONTEXT]->(m:Page {owner: $owner}) WHERE ($visible IS NULL OR m.slug IN $visible) }
 END AS total
 """
 
@@ -83,11 +85,13 @@ LIMIT $limit
 """
 
 
-def members(tx: neo4j.ManagedTransaction, owner: str, slug: str, limit: int) -> tuple[list[dict], int]:
-    rows = [dict(r) for r in tx.run(COMPILE_MEMBERS, owner=owner, slug=slug, limit=limit)]
+def members(
+    tx: neo4j.ManagedTransaction, owner: str, slug: str, limit: int, visible: list[str] | None = None
+) -> tuple[list[dict], int]:
+    rows = [dict(r) for r in tx.run(COMPILE_MEMBERS, owner=owner, slug=slug, limit=limit, visible=visible)]
     for row in rows:
         row["updated_at"] = to_native(row["updated_at"])
-    total = tx.run(MEMBER_COUNT, owner=owner, slug=slug).single()["total"]
+    total = tx.run(MEMBER_COUNT, owner=owner, slug=slug, visible=visible).single()["total"]
     return rows, total
 
 

@@ -9,28 +9,39 @@ from graph_schema.queries.owners import bump_version
 
 SNAPSHOT_PAGES = """
 MATCH (p:Page {owner: $owner})
+WHERE ($visible IS NULL OR p.slug IN $visible)
 RETURN p.slug AS slug, p.title AS title, p.kind AS kind
 ORDER BY p.kind, p.title, p.slug
 LIMIT $limit
 """
 SNAPSHOT_LINKS = """
 MATCH (a:Page {owner: $owner})-[r:RELATES_TO|IN_CONTEXT]->(b:Page {owner: $owner})
+WHERE ($visible IS NULL OR a.slug IN $visible) AND ($visible IS NULL OR b.slug IN $visible)
 RETURN a.slug AS source, type(r) AS type, b.slug AS target
 ORDER BY a.slug, type, b.slug
 LIMIT $limit
 """
 SNAPSHOT_TOTALS = """
-CALL () { MATCH (p:Page {owner: $owner}) RETURN count(p) AS pages }
-CALL () { MATCH (:Page {owner: $owner})-[r:RELATES_TO|IN_CONTEXT]->(:Page {owner: $owner}) RETURN count(r) AS links }
+CALL () { MATCH (p:Page {owner: $owner}) WHERE ($visible IS NULL OR p.slug IN $visible) RETURN count(p) AS pages }
+CALL () {
+  MATCH (a:Page {owner: $owner})-[r:RELATES_TO|IN_CONTEXT]->(b:Page {owner: $owner})
+  WHERE ($visible IS NULL OR a.slug IN $visible) AND ($visible IS NULL OR b.slug IN $visible)
+  RETURN count(r) AS links
+}
 RETURN pages, links
 """
 
-PAGE_KIND = "MATCH (p:Page {owner: $owner, slug: $slug}) RETURN p.kind AS kind, p.title AS title"
+PAGE_KIND = """
+MATCH (p:Page {owner: $owner, slug: $slug})
+WHERE ($visible IS NULL OR p.slug IN $visible)
+RETURN p.kind AS kind, p.title AS title
+"""
 
 # RELATES_TO is symmetric (stored once, read both ways); strongest links first.
 TRAVERSE_RELATES_TO = """
 MATCH (start:Page {owner: $owner, slug: $slug})-[r:RELATES_TO]-(q:Page {owner: $owner})
-WHERE $within IS NULL OR EXISTS { (q)-[:IN_CONTEXT]->(:Page:Focus {owner: $owner, slug: $within}) }
+WHERE ($within IS NULL OR EXISTS { (q)-[:IN_CONTEXT]->(:Page:Focus {owner: $owner, slug: $within}) })
+  AND ($visible IS NULL OR q.slug IN $visible)
 RETURN q.slug AS slug, q.title AS title, q.kind AS kind, size(coalesce(r.sources, [])) + 
        CASE WHEN coalesce(r.manual, false) THEN 1 ELSE 0 END AS weight
 ORDER BY weight DESC, q.title
@@ -41,7 +52,8 @@ TRAVERSE_IN_CONTEXT = """
 MATCH (start:Page {owner: $owner, slug: $slug})-[r:IN_CONTEXT]-(q:Page {owner: $owner})
 WHERE (start.kind = 'focus' AND endNode(r) = start) OR (start.kind <> 'focus' AND startNode(r) = start)
 WITH q
-WHERE $within IS NULL OR q.slug = $within OR EXISTS { (q)-[:IN_CONTEXT]->(:Page:Focus {owner: $owner, slug: $within}) }
+WHERE ($within IS NULL OR q.slug = $within OR EXISTS { (q)-[:IN_CONTEXT]->(:Page:Focus {owner: $owner, slug: $within}) })
+  AND ($visible IS NULL OR q.slug IN $visible)
 RETURN q.slug AS slug, q.title AS title, q.kind AS kind, 1 AS weight
 ORDER BY q.title
 LIMIT $limit
@@ -50,6 +62,7 @@ LIMIT $limit
 SCOPE_FOCUS = """
 MATCH (f:Page:Focus {owner: $owner, slug: $slug})
 OPTIONAL MATCH (m:Page {owner: $owner})-[:IN_CONTEXT]->(f)
+WHERE ($visible IS NULL OR m.slug IN $visible)
 WITH f, collect(m) AS members
 CALL (members) {
   UNWIND members AS a
@@ -63,13 +76,16 @@ RETURN size(members) AS members, relationships,
 SCOPE_THING = """
 MATCH (p:Page {owner: $owner, slug: $slug})
 OPTIONAL MATCH (p)-[r:RELATES_TO|IN_CONTEXT]-(q:Page {owner: $owner})
+WHERE ($visible IS NULL OR q.slug IN $visible)
 WITH p, type(r) AS type, collect(DISTINCT q) AS neighbours
 RETURN type, size(neighbours) AS count,
        size(coalesce(p.body, '')) + reduce(n = 0, q IN neighbours | n + size(coalesce(q.body, ''))) AS characters
 """
 FOCUS_INDEX = """
 MATCH (f:Page:Focus {owner: $owner})
+WHERE ($visible IS NULL OR f.slug IN $visible)
 OPTIONAL MATCH (m:Page {owner: $owner})-[:IN_CONTEXT]->(f)
+WHERE ($visible IS NULL OR m.slug IN $visible)
 RETURN f.slug AS slug, f.title AS title, count(m) AS members
 ORDER BY members DESC, f.title
 """
@@ -94,33 +110,38 @@ SET r.manual = true
 """
 
 
-def page_kind(tx: neo4j.ManagedTransaction, owner: str, slug: str) -> PageKind | None:
-    record = tx.run(PAGE_KIND, owner=owner, slug=slug).single()
+def page_kind(tx: neo4j.ManagedTransaction, owner: str, slug: str, visible: list[str] | None = None) -> PageKind | None:
+    record = tx.run(PAGE_KIND, owner=owner, slug=slug, visible=visible).single()
     return PageKind(record["kind"]) if record else None
 
 
-def snapshot(tx: neo4j.ManagedTransaction, owner: str, max_pages: int, max_links: int) -> dict:
-    pages = [dict(r) for r in tx.run(SNAPSHOT_PAGES, owner=owner, limit=max_pages)]
-    links = [dict(r) for r in tx.run(SNAPSHOT_LINKS, owner=owner, limit=max_links)]
-    totals = tx.run(SNAPSHOT_TOTALS, owner=owner).single()
+def snapshot(
+    tx: neo4j.ManagedTransaction, owner: str, max_pages: int, max_links: int, visible: list[str] | None = None
+) -> dict:
+    pages = [dict(r) for r in tx.run(SNAPSHOT_PAGES, owner=owner, limit=max_pages, visible=visible)]
+    links = [dict(r) for r in tx.run(SNAPSHOT_LINKS, owner=owner, limit=max_links, visible=visible)]
+    totals = tx.run(SNAPSHOT_TOTALS, owner=owner, visible=visible).single()
     return {"pages": pages, "links": links, "total_pages": totals["pages"], "total_links": totals["links"]}
 
 
-def traverse(tx: neo4j.ManagedTransaction, owner: str, slug: str, edge_type: str, within: str | None, limit: int) -> list[dict]:
+def traverse(
+    tx: neo4j.ManagedTransaction, owner: str, slug: str, edge_type: str, within: str | None, limit: int,
+    visible: list[str] | None = None,
+) -> list[dict]:
     statement = TRAVERSE_RELATES_TO if edge_type == "RELATES_TO" else TRAVERSE_IN_CONTEXT
-    return [dict(r) for r in tx.run(statement, owner=owner, slug=slug, within=within, limit=limit)]
+    return [dict(r) for r in tx.run(statement, owner=owner, slug=slug, within=within, limit=limit, visible=visible)]
 
 
-def scope_focus(tx: neo4j.ManagedTransaction, owner: str, slug: str) -> dict:
-    return dict(tx.run(SCOPE_FOCUS, owner=owner, slug=slug).single())
+def scope_focus(tx: neo4j.ManagedTransaction, owner: str, slug: str, visible: list[str] | None = None) -> dict:
+    return dict(tx.run(SCOPE_FOCUS, owner=owner, slug=slug, visible=visible).single())
 
 
-def scope_thing(tx: neo4j.ManagedTransaction, owner: str, slug: str) -> list[dict]:
-    return [dict(r) for r in tx.run(SCOPE_THING, owner=owner, slug=slug)]
+def scope_thing(tx: neo4j.ManagedTransaction, owner: str, slug: str, visible: list[str] | None = None) -> list[dict]:
+    return [dict(r) for r in tx.run(SCOPE_THING, owner=owner, slug=slug, visible=visible)]
 
 
-def focus_index(tx: neo4j.ManagedTransaction, owner: str) -> list[dict]:
-    return [dict(r) for r in tx.run(FOCUS_INDEX, owner=owner)]
+def focus_index(tx: neo4j.ManagedTransaction, owner: str, visible: list[str] | None = None) -> list[dict]:
+    return [dict(r) for r in tx.run(FOCUS_INDEX, owner=owner, visible=visible)]
 
 
 def rename_page(tx: neo4j.ManagedTransaction, owner: str, slug: str, title: str) -> bool:

@@ -11,6 +11,7 @@ from graph_schema.models import FactView, LinkView, PageDetail, PageRef, SourceR
 
 GET_PAGE = """
 MATCH (p:Page {owner: $owner, slug: $slug})
+WHERE ($visible IS NULL OR p.slug IN $visible)
 OPTIONAL MATCH (f:Fact)-[:ABOUT]->(p) WHERE NOT f.retired
 WITH p, f ORDER BY f.first_seen, f.position, f.id
 WITH p, collect(f) AS all_facts
@@ -26,6 +27,7 @@ RETURN p {.slug, .title, .kind, .body, .aliases, .created_at, .updated_at} AS pa
 
 PAGE_LINKS = """
 MATCH (p:Page {owner: $owner, slug: $slug})-[r:RELATES_TO|IN_CONTEXT|POSSIBLY_SAME]-(q:Page {owner: $owner})
+WHERE ($visible IS NULL OR q.slug IN $visible)
 RETURN type(r) AS type, startNode(r) = p AS outgoing, q.slug AS slug, q.title AS title, q.kind AS kind
 ORDER BY type, q.title
 LIMIT $max_links
@@ -34,6 +36,7 @@ LIMIT $max_links
 PAGE_REFS = """
 UNWIND $slugs AS slug
 MATCH (p:Page {owner: $owner, slug: slug})
+WHERE ($visible IS NULL OR p.slug IN $visible)
 RETURN p.slug AS slug, p.title AS title, p.kind AS kind
 """
 
@@ -51,8 +54,12 @@ def to_native(value: Any) -> Any:
     return value.to_native() if hasattr(value, "to_native") else value
 
 
-def get_page(tx: neo4j.ManagedTransaction, owner: str, slug: str, max_facts: int, max_links: int = 500) -> PageDetail | None:
-    record = tx.run(GET_PAGE, owner=owner, slug=slug, max_facts=max_facts).single()
+def get_page(
+    tx: neo4j.ManagedTransaction, owner: str, slug: str, max_facts: int, max_links: int = 500,
+    visible: list[str] | None = None,
+) -> PageDetail | None:
+    """One page in full; None if it does not exist or is not in `visible` (None: no limit)."""
+    record = tx.run(GET_PAGE, owner=owner, slug=slug, max_facts=max_facts, visible=visible).single()
     if record is None:
         return None
     page = record["page"]
@@ -71,7 +78,7 @@ def get_page(tx: neo4j.ManagedTransaction, owner: str, slug: str, max_facts: int
             direction="both" if r["type"] != "IN_CONTEXT" else ("out" if r["outgoing"] else "in"),
             page=PageRef(slug=r["slug"], title=r["title"], kind=PageKind(r["kind"])),
         )
-        for r in tx.run(PAGE_LINKS, owner=owner, slug=slug, max_links=max_links)
+        for r in tx.run(PAGE_LINKS, owner=owner, slug=slug, max_links=max_links, visible=visible)
     ]
     return PageDetail(
         slug=page["slug"],
@@ -87,10 +94,10 @@ def get_page(tx: neo4j.ManagedTransaction, owner: str, slug: str, max_facts: int
     )
 
 
-def page_refs(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str]) -> list[PageRef]:
+def page_refs(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str], visible: list[str] | None = None) -> list[PageRef]:
     by_slug = {
         r["slug"]: PageRef(slug=r["slug"], title=r["title"], kind=PageKind(r["kind"]))
-        for r in tx.run(PAGE_REFS, owner=owner, slugs=slugs)
+        for r in tx.run(PAGE_REFS, owner=owner, slugs=slugs, visible=visible)
     }
     return [by_slug[s] for s in slugs if s in by_slug]
 

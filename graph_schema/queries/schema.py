@@ -15,6 +15,7 @@ CONSTRAINTS = [
     "CREATE CONSTRAINT source_id IF NOT EXISTS FOR (s:Source) REQUIRE (s.owner, s.id) IS UNIQUE",
     "CREATE CONSTRAINT fact_id IF NOT EXISTS FOR (f:Fact) REQUIRE (f.owner, f.id) IS UNIQUE",
     "CREATE CONSTRAINT chunk_id IF NOT EXISTS FOR (c:Chunk) REQUIRE (c.owner, c.id) IS UNIQUE",
+    "CREATE CONSTRAINT access_key_id IF NOT EXISTS FOR (k:AccessKey) REQUIRE k.id IS UNIQUE",
     "CREATE CONSTRAINT brief_owner IF NOT EXISTS FOR (b:Brief) REQUIRE b.owner IS UNIQUE",
 ]
 

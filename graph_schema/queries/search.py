@@ -24,12 +24,13 @@ CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score
 WITH collect({node: node, score: 2 * score - 1}) AS found
 RETURN size(found) AS returned,
        [x IN found WHERE x.node.owner = $owner AND ($kinds IS NULL OR x.node.kind IN $kinds)
+                          AND ($visible IS NULL OR x.node.slug IN $visible)
         | {slug: x.node.slug, title: x.node.title, kind: x.node.kind, body: x.node.body, score: x.score}][..$limit] AS hits
 """
 
 VECTOR_EXACT = """
 MATCH (p:Page {owner: $owner})
-WHERE p.embedding IS NOT NULL AND ($kinds IS NULL OR p.kind IN $kinds)
+WHERE p.embedding IS NOT NULL AND ($kinds IS NULL OR p.kind IN $kinds) AND ($visible IS NULL OR p.slug IN $visible)
 WITH p, 2 * vector.similarity.cosine(p.embedding, $vector) - 1 AS score
 ORDER BY score DESC
 LIMIT $limit
@@ -38,23 +39,25 @@ RETURN collect({slug: p.slug, title: p.title, kind: p.kind, body: p.body, score:
 
 
 def nearest_pages(
-    tx: neo4j.ManagedTransaction, owner: str, vector: list[float], limit: int, kinds: list[str] | None = None
+    tx: neo4j.ManagedTransaction, owner: str, vector: list[float], limit: int, kinds: list[str] | None = None,
+    visible: list[str] | None = None,
 ) -> list[dict]:
-    """This owner's `limit` pages nearest to `vector` (of `kinds`, if given), best first, with cosine scores."""
+    """This owner's `limit` pages nearest to `vector` (of `kinds`, and in `visible`, if given), best
+    first, with cosine scores."""
     k = max(limit * VECTOR_OVERSAMPLE, 50)
     while k <= VECTOR_MAX_K:
         record = tx.run(VECTOR_NEAREST, index=PAGE_VECTOR_INDEX, k=k, vector=vector, owner=owner,
-                        kinds=kinds, limit=limit).single()
+                        kinds=kinds, limit=limit, visible=visible).single()
         if len(record["hits"]) >= limit or record["returned"] < k:
             return record["hits"]
         k *= 4
-    return tx.run(VECTOR_EXACT, owner=owner, vector=vector, kinds=kinds, limit=limit).single()["hits"]
+    return tx.run(VECTOR_EXACT, owner=owner, vector=vector, kinds=kinds, limit=limit, visible=visible).single()["hits"]
 
 
 FULLTEXT_SEARCH = """
 CALL db.index.fulltext.queryNodes($index, $terms) YIELD node, score
 WITH node, score
-WHERE node.owner = $owner
+WHERE node.owner = $owner AND ($visible IS NULL OR node.slug IN $visible)
 RETURN node.slug AS slug, node.title AS title, node.kind AS kind, node.body AS body, score
 ORDER BY score DESC
 LIMIT $limit
@@ -90,17 +93,20 @@ def _hits(records, preview_chars: int) -> list[SearchHit]:
 
 
 def vector_search(
-    tx: neo4j.ManagedTransaction, owner: str, vector: list[float], limit: int, min_score: float, preview_chars: int
+    tx: neo4j.ManagedTransaction, owner: str, vector: list[float], limit: int, min_score: float, preview_chars: int,
+    visible: list[str] | None = None,
 ) -> list[SearchHit]:
-    hits = [h for h in nearest_pages(tx, owner, vector, limit) if h["score"] >= min_score]
+    hits = [h for h in nearest_pages(tx, owner, vector, limit, visible=visible) if h["score"] >= min_score]
     return _hits(hits, preview_chars)
 
 
-def fulltext_search(tx: neo4j.ManagedTransaction, owner: str, text: str, limit: int, preview_chars: int) -> list[SearchHit]:
+def fulltext_search(
+    tx: neo4j.ManagedTransaction, owner: str, text: str, limit: int, preview_chars: int, visible: list[str] | None = None
+) -> list[SearchHit]:
     query = lucene_query(text)
     if not query:
         return []
-    records = tx.run(FULLTEXT_SEARCH, index=PAGE_FULLTEXT_INDEX, terms=query, owner=owner, limit=limit)
+    records = tx.run(FULLTEXT_SEARCH, index=PAGE_FULLTEXT_INDEX, terms=query, owner=owner, limit=limit, visible=visible)
     return _hits(records, preview_chars)
 
 

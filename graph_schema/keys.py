@@ -1,0 +1,85 @@
+"""People and access keys: adding a person, creating and changing keys, and checking a key.
+
+Used by the CLI (`subtext users …`, `subtext keys …`) and by the servers that accept keys.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import neo4j
+
+from graph_schema import db
+from graph_schema.access import OWNER_ID, Access, AccessKey, KeyScope, NewKey, generate_key, hash_key, key_id_of, key_matches
+from graph_schema.errors import InvalidRequest
+from graph_schema.queries import access as queries
+from graph_schema.queries.owners import ensure_owner
+from graph_schema.slugs import slugify
+
+
+def add_person(driver: neo4j.Driver, name: str, person_id: str | None = None) -> str:
+    """Create a person (their Owner node and "you" page); returns their id. Idempotent."""
+    name = " ".join(name.split())
+    if not name:
+        raise InvalidRequest("A person needs a name, e.g. `subtext users add \"Ada Lovelace\"`.")
+    person_id = person_id or slugify(name)
+    if not OWNER_ID.match(person_id):
+        raise InvalidRequest(
+            f"{person_id!r} cannot be a person's id: use lowercase letters, digits and hyphens (at most 63)."
+        )
+    db.write(driver, ensure_owner, person_id, name)
+    return person_id
+
+
+def create_key(
+    driver: neo4j.Driver, owner: str, name: str, scope: KeyScope, *, can_write: bool, full_context: bool
+) -> NewKey:
+    name = " ".join(name.split())
+    if not name or len(name) > 80:
+        raise InvalidRequest("A key needs a name of 1 to 80 characters (it is shown as the author of what it writes).")
+    if db.read(driver, queries.owner_name, owner) is None:
+        raise InvalidRequest(f"There is no person {owner!r}; add them first with `subtext users add NAME`.")
+    key_id, secret = generate_key()
+    key = AccessKey(id=key_id, owner=owner, name=name, scope=scope, can_write=can_write, full_context=full_context)
+    stored = db.write(driver, queries.create_key, key, hash_key(secret))
+    return NewKey(key=stored, secret=secret)
+
+
+def find_key(driver: neo4j.Driver, owner: str | None, name_or_id: str) -> AccessKey:
+    """One key by its name or id (of `owner`, when given)."""
+    keys = [k for k in db.read(driver, queries.list_keys, owner) if name_or_id in (k.name, k.id)]
+    live = [k for k in keys if not k.revoked] or keys
+    if not live:
+        raise InvalidRequest(f"No key is named {name_or_id!r}; `subtext keys list` shows them.")
+    if len(live) > 1:
+        raise InvalidRequest(f"Several keys are named {name_or_id!r}; use the id from `subtext keys list`.")
+    return live[0]
+
+
+def set_paused(driver: neo4j.Driver, key: AccessKey, paused: bool) -> AccessKey:
+    if key.revoked:
+        raise InvalidRequest(f"The key {key.name!r} is revoked; create a new one with `subtext keys create`.")
+    return db.write(driver, queries.set_key_state, key.id, paused=paused)
+
+
+def revoke(driver: neo4j.Driver, key: AccessKey) -> AccessKey:
+    return db.write(driver, queries.set_key_state, key.id, paused=key.paused, revoke=True)
+
+
+def authenticate(driver: neo4j.Driver, secret: str) -> Access | None:
+    """The caller a key stands for, or None for a malformed, unknown or revoked key.
+
+    A paused key still authenticates: its calls are answered with the paused message."""
+    key_id = key_id_of(secret)
+    if key_id is None:
+        return None
+    found = db.read(driver, queries.find_key, key_id)
+    if found is None:
+        return None
+    key, stored_hash = found
+    if not key_matches(secret, stored_hash) or key.revoked:
+        return None
+    now = datetime.now(timezone.utc)
+    if key.last_used_at is None or now - key.last_used_at > timedelta(minutes=1):
+        db.write(driver, queries.touch_key, key.id)  # at most once a minute: checks stay read-only
+    return Access.of_key(key)

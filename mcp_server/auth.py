@@ -1,0 +1,47 @@
+"""Who is calling: access keys over HTTP (Authorization: Bearer), the person themselves over stdio.
+
+A key is checked on every request, so pausing or revoking one takes effect on the next call.
+"""
+
+from __future__ import annotations
+
+import anyio
+from fastmcp.server.auth import AccessToken, TokenVerifier
+from fastmcp.server.dependencies import get_access_token
+
+from graph_schema.access import Access
+from graph_schema.errors import AccessRefused
+from graph_schema.keys import authenticate
+from mcp_server.service import GraphService
+
+
+class AccessKeyVerifier(TokenVerifier):
+    """Accepts subtext access keys; anything else gets fastmcp's 401."""
+
+    def __init__(self, service: GraphService) -> None:
+        super().__init__()
+        self.service = service
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        access = await anyio.to_thread.run_sync(lambda: authenticate(self.service.driver(), token))
+        if access is None:
+            return None
+        return AccessToken(token=token, client_id=access.key_id or "", scopes=[],
+                           claims={"access": access.model_dump(mode="json")})
+
+
+def current_caller(service: GraphService) -> Access:
+    """The caller of the tool call in progress."""
+    token = get_access_token()
+    if token is not None and "access" in token.claims:
+        return Access(**token.claims["access"])
+    secret = service.settings.access_key
+    if secret is None:
+        return service.default_access  # stdio without a key: the person who started the process
+    access = authenticate(service.driver(), secret.get_secret_value())
+    if access is None:
+        raise AccessRefused(
+            "SUBTEXT_ACCESS_KEY is not a valid key (unknown, revoked or mistyped). Create one with "
+            "`subtext keys create NAME` and put it in the client's configuration."
+        )
+    return access

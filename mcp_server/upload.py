@@ -1,0 +1,147 @@
+"""POST /api/upload: a document (multipart file) or a note (JSON {content, source}) dropped into
+the caller's upload folder, where the pipeline's sensor picks it up.
+
+Nothing the client sends becomes a path: files are saved under a generated name that keeps only
+a supported extension. Errors are JSON `{"error": "..."}` with a 4xx status.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import datetime, timezone
+from pathlib import PurePath
+
+import anyio
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from graph_schema.access import Access
+from graph_schema.errors import AccessRefused, RateLimited, SubtextError
+from graph_schema.keys import authenticate
+from graph_schema.upload_folders import SUPPORTED_SUFFIXES, person_upload_dir
+from mcp_server.rate_limit import RateLimiter
+from mcp_server.service import GraphService
+
+SOURCE_FIELDS = {"app", "url", "title"}
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+class UploadRefused(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        self.status = status
+        self.message = message
+
+
+async def _read_capped(request: Request, cap: int) -> bytes:
+    """The body, refusing (413) as soon as it passes `cap` bytes, whatever Content-Length said."""
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > cap:
+        raise UploadRefused(413, f"The upload is {int(declared):,} bytes; the limit is {cap:,}.")
+    body = bytearray()
+    async for piece in request.stream():
+        body.extend(piece)
+        if len(body) > cap:
+            raise UploadRefused(413, f"The upload is over the {cap:,}-byte limit.")
+    return bytes(body)
+
+
+def _note_from_json(body: bytes) -> tuple[bytes, str]:
+    try:
+        data = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise UploadRefused(400, f"The body is not valid JSON ({e}); send {{\"content\": \"...\"}}.") from e
+    if not isinstance(data, dict) or set(data) - {"content", "source"}:
+        raise UploadRefused(400, 'Send a JSON object with "content" (text) and optionally "source"; other fields are refused.')
+    content = data.get("content")
+    if not isinstance(content, str) or not content.strip():
+        raise UploadRefused(400, '"content" must be non-empty text.')
+    source = data.get("source")
+    lines = []
+    if source is not None:
+        if not isinstance(source, dict) or "app" not in source or set(source) - SOURCE_FIELDS \
+                or not all(isinstance(v, str) for v in source.values()):
+            raise UploadRefused(400, '"source" must be an object with "app" and optionally "url" and "title" (all text).')
+        if source.get("title"):
+            lines.append(f"# {' '.join(source['title'].split())}\n")
+    lines.append(content.strip() + "\n")
+    if source is not None:
+        lines.append("\nSent from " + ", ".join(source[k] for k in ("app", "url") if source.get(k)) + ".\n")
+    return "\n".join(lines).encode(), ".md"
+
+
+async def _file_from_form(request: Request, body: bytes, cap: int) -> tuple[bytes, str]:
+    # Starlette parses the form from the body already read (and capped) above.
+    request._body = body
+    try:
+        form = await request.form(max_files=1, max_fields=5, max_part_size=cap)
+    except Exception as e:  # malformed multipart of any kind
+        raise UploadRefused(400, f"The multipart body could not be read ({e}).") from e
+    upload = form.get("file")
+    if upload is None or isinstance(upload, str):
+        raise UploadRefused(400, 'Send the document as a multipart file field named "file".')
+    suffix = PurePath(upload.filename or "").suffix.lower()
+    if suffix not in SUPPORTED_SUFFIXES:
+        raise UploadRefused(
+            415, f"{suffix or 'A file without an extension'} is not a supported format; "
+                 f"supported: {', '.join(SUPPORTED_SUFFIXES)}."
+        )
+    data = await upload.read()
+    return data, suffix
+
+
+def build_upload_endpoint(service: GraphService, limiter: RateLimiter):
+    settings = service.settings
+
+    async def caller(request: Request) -> Access:
+        header = request.headers.get("authorization", "")
+        scheme, _, secret = header.partition(" ")
+        if scheme.lower() != "bearer" or not secret.strip():
+            raise UploadRefused(401, "Send an access key as 'Authorization: Bearer stx_…' (`subtext keys create`).")
+        access = await anyio.to_thread.run_sync(lambda: authenticate(service.driver(), secret.strip()))
+        if access is None:
+            raise UploadRefused(401, "The access key is not valid.")
+        try:
+            service.check_can_write(access, needs_full_context=False)
+        except AccessRefused as e:
+            raise UploadRefused(403, str(e)) from e
+        return access
+
+    async def upload(request: Request) -> JSONResponse:
+        try:
+            access = await caller(request)
+            limiter.take(access.owner, {"submissions": settings.rate_limit_submissions_per_minute})
+            content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+            if content_type not in ("application/json", "multipart/form-data"):
+                raise UploadRefused(415, "Send multipart/form-data with a \"file\" field, or application/json "
+                                         "with {\"content\": \"...\"}.")
+            body = await _read_capped(request, settings.max_upload_bytes)
+            if content_type == "application/json":
+                data, suffix = _note_from_json(body)
+            else:
+                data, suffix = await _file_from_form(request, body, settings.max_upload_bytes)
+            if not data.strip():
+                raise UploadRefused(400, "The file is empty; there is nothing to ingest.")
+            folder = person_upload_dir(settings, access.owner)
+            name = f"upload-{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}{suffix}"
+            await anyio.to_thread.run_sync(lambda: _save(folder, name, data))
+            key = (folder / name).relative_to(settings.upload_dir).as_posix()
+            return JSONResponse({"id": key}, status_code=201)
+        except UploadRefused as e:
+            return _error(e.status, e.message)
+        except RateLimited as e:
+            return _error(429, str(e), {"Retry-After": str(e.retry_after)})
+        except SubtextError as e:
+            return _error(503, str(e))
+
+    return upload
+
+
+def _save(folder, name: str, data: bytes) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    partial = folder / f".{name}.part"  # hidden until complete: the sensor never sees half a file
+    partial.write_bytes(data)
+    partial.rename(folder / name)

@@ -1,0 +1,144 @@
+"""`subtext users …` and `subtext keys …`: the people of a deployment and their access keys."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from graph_schema import db
+from graph_schema.access import KeyScope
+from graph_schema.errors import SubtextError
+from graph_schema.queries.access import list_keys, list_owners
+from graph_schema.queries.owners import ensure_owner
+from graph_schema.queries.schema import create_schema
+from graph_schema.settings import get_settings
+
+users_app = typer.Typer(help="The people whose graphs this deployment holds.", no_args_is_help=True)
+keys_app = typer.Typer(help="Access keys: how assistants and scripts connect (Authorization: Bearer).",
+                       no_args_is_help=True)
+console = Console(stderr=True, soft_wrap=True)
+out = Console(soft_wrap=True)
+
+PERSON = typer.Option(None, "--person", help="The person's id (default: the configured person, SUBTEXT_OWNER).")
+
+
+@contextmanager
+def _graph():
+    from subtext.cli import ensure_graph_server
+
+    settings = get_settings()
+    try:
+        ensure_graph_server()
+        with db.open_driver(settings) as driver:
+            create_schema(driver)
+            db.write(driver, ensure_owner, settings.owner, settings.owner_name)  # the default person always exists
+            yield driver
+    except SubtextError as e:
+        console.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(code=1) from e
+
+
+@users_app.command("add")
+def users_add(
+    name: str = typer.Argument(..., help="The person's name, shown on their 'you' page."),
+    person_id: str = typer.Option(None, "--id", help="Their id (default: the name in lowercase with hyphens)."),
+) -> None:
+    """Add a person with a graph of their own (their documents go in the upload folder's @<id>/)."""
+    from graph_schema.keys import add_person
+    from graph_schema.upload_folders import person_upload_dir
+
+    with _graph() as driver:
+        person = add_person(driver, name, person_id)
+    out.print(f"Added {name} as {person!r}. Their upload folder: {person_upload_dir(get_settings(), person)}")
+    out.print(f"Create a key for them with: subtext keys create NAME --person {person}")
+
+
+@users_app.command("list")
+def users_list() -> None:
+    """Every person, with their page and live key counts."""
+    with _graph() as driver:
+        rows = db.read(driver, list_owners)
+    table = Table("id", "name", "pages", "keys")
+    for row in rows:
+        table.add_row(row["id"], row["name"] or "", str(row["pages"]), str(row["keys"]))
+    out.print(table)
+
+
+@keys_app.command("create")
+def keys_create(
+    name: str = typer.Argument(..., help="What the key is for ('Claude Desktop'); shown as the author of what it writes."),
+    person: str = PERSON,
+    scope: str = typer.Option("full", help="full | me | focus:<slug>[,<slug>…]"),
+    write: bool = typer.Option(False, "--write/--read-only", help="Allow the write tools and uploads (default read-only)."),
+    full_context: bool = typer.Option(True, "--full-context/--limited-context",
+                                      help="Full context is needed for edit_page_body (default on)."),
+) -> None:
+    """Create a key and print it once (only its hash is stored)."""
+    from graph_schema.keys import create_key
+
+    with _graph() as driver:
+        try:
+            made = create_key(driver, person or get_settings().owner, name, KeyScope.parse(scope),
+                              can_write=write, full_context=full_context)
+        except SubtextError as e:
+            console.print(f"[red]error:[/red] {e}")
+            raise typer.Exit(code=1) from e
+    key = made.key
+    console.print(
+        f"Created key {key.name!r} ({key.id}) for {key.owner}: scope {key.scope}, "
+        f"{'read + write' if key.can_write else 'read-only'}, {'full' if key.full_context else 'limited'} context. "
+        "It is shown once; keep it somewhere safe:"
+    )
+    out.print(made.secret)
+
+
+@keys_app.command("list")
+def keys_list(person: str = typer.Option(None, "--person", help="Only this person's keys (default: everyone's).")) -> None:
+    """Every key with its person, scope, settings and state (never the key itself)."""
+    with _graph() as driver:
+        keys = db.read(driver, list_keys, person)
+    table = Table("id", "person", "name", "scope", "access", "context", "state", "last used")
+    for k in keys:
+        state = "revoked" if k.revoked else "paused" if k.paused else "active"
+        table.add_row(k.id, k.owner, k.name, str(k.scope), "read + write" if k.can_write else "read-only",
+                      "full" if k.full_context else "limited", state,
+                      f"{k.last_used_at:%Y-%m-%d %H:%M}" if k.last_used_at else "never")
+    out.print(table)
+
+
+def _change(name: str, person: str | None, action: str) -> None:
+    from graph_schema import keys as key_ops
+
+    with _graph() as driver:
+        try:
+            key = key_ops.find_key(driver, person, name)
+            if action == "revoke":
+                key_ops.revoke(driver, key)
+            else:
+                key_ops.set_paused(driver, key, action == "pause")
+        except SubtextError as e:
+            console.print(f"[red]error:[/red] {e}")
+            raise typer.Exit(code=1) from e
+    done = {"pause": "paused", "resume": "resumed", "revoke": "revoked"}[action]
+    out.print(f"Key {key.name!r} ({key.id}) of {key.owner} {done}.")
+
+
+@keys_app.command("pause")
+def keys_pause(name: str = typer.Argument(..., help="The key's name or id."), person: str = PERSON) -> None:
+    """Pause a key: its calls get a message saying the connection is paused, nothing else."""
+    _change(name, person, "pause")
+
+
+@keys_app.command("resume")
+def keys_resume(name: str = typer.Argument(..., help="The key's name or id."), person: str = PERSON) -> None:
+    """Resume a paused key."""
+    _change(name, person, "resume")
+
+
+@keys_app.command("revoke")
+def keys_revoke(name: str = typer.Argument(..., help="The key's name or id."), person: str = PERSON) -> None:
+    """Revoke a key for good: it gets 401 from then on."""
+    _change(name, person, "revoke")
