@@ -21,14 +21,17 @@ T = TypeVar("T")
 UNAVAILABLE = "The graph database is unavailable, try again in a moment."
 
 
-def open_driver(settings: Settings | None = None) -> neo4j.Driver:
+def open_driver(settings: Settings | None = None, *, interactive: bool = False) -> neo4j.Driver:
+    """A driver; `interactive` ones (the MCP server's) give up on an unreachable database sooner,
+    so an assistant hears that it is unavailable in seconds, not half a minute."""
     settings = settings or get_settings()
     user, password = settings.neo4j_auth()
+    retry = settings.neo4j_interactive_retry_seconds if interactive else settings.neo4j_retry_attempts * 6.0
     return neo4j.GraphDatabase.driver(
         settings.bolt_uri,
         auth=(user, password),
-        max_transaction_retry_time=settings.neo4j_retry_attempts * 6.0,
-        connection_acquisition_timeout=30.0,
+        max_transaction_retry_time=retry,
+        connection_acquisition_timeout=min(30.0, max(retry, 5.0)),
         notifications_min_severity="OFF",
     )
 

@@ -59,13 +59,22 @@ WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHin
 SLUG = Field(description="A page's slug, exactly as search, graph_snapshot or a link gave it. Never guess one.")
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("subtext")
+    except PackageNotFoundError:
+        return "0"
+
+
 def build_server(service: GraphService | None = None, *, stdio: bool = False) -> FastMCP:
     """The MCP server. Over HTTP every request needs an access key (Bearer) and POST /api/upload
     sits beside /mcp; over stdio the caller is SUBTEXT_ACCESS_KEY's key or the person themselves."""
     service = service or GraphService()
     limiter = RateLimiter()
     settings = service.settings
-    mcp = FastMCP("subtext", instructions=INSTRUCTIONS, mask_error_details=True,
+    mcp = FastMCP("subtext", version=_version(), instructions=INSTRUCTIONS, mask_error_details=True,
                   auth=None if stdio else AccessKeyVerifier(service))
     if not stdio:
         mcp.custom_route("/api/upload", methods=["POST"])(build_upload_endpoint(service, limiter))
@@ -88,7 +97,8 @@ def build_server(service: GraphService | None = None, *, stdio: bool = False) ->
         """A short brief about the user: who they are, what they are working on, and who and what
         matters around it, plus the pages it was written from (`sources`). Call it once before your
         first substantive answer and use it as background. It is cached and only rebuilt when the
-        graph changes, so calling it again gains nothing."""
+        graph changes, so calling it again gains nothing. Through a limited access key it covers only
+        what the key may see; if the connection is paused it says so and how to resume: tell the user."""
         return _call("brief", service.brief)
 
     @mcp.tool(title="Search context", annotations=READ_ONLY)
@@ -103,8 +113,8 @@ def build_server(service: GraphService | None = None, *, stdio: bool = False) ->
         """Finds pages by meaning, for a fact you can describe but not name. Returns the nearest
         pages with slug, title, kind, a preview of at most 200 characters and a score, and `mode`:
         `semantic` (by meaning), `fulltext` (by words, when nothing was close in meaning) or `none`.
-        An empty result is a normal answer: the fact may not be recorded. Read a hit in full with
-        get_page."""
+        An empty result is a normal answer: the fact may not be recorded, or be outside this
+        connection's scope. Read a hit in full with get_page."""
         return _call("search", lambda a: service.search(a, query, limit))
 
     @mcp.tool(title="Get page", annotations=READ_ONLY)

@@ -113,7 +113,7 @@ class GraphService:
     def driver(self) -> neo4j.Driver:
         with self._lock:
             if self._driver is None:
-                driver = db.open_driver(self.settings)
+                driver = db.open_driver(self.settings, interactive=True)
                 try:
                     db.check_connection(driver)
                     create_schema(driver)

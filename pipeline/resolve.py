@@ -89,9 +89,9 @@ class PageIndex:
     def fold(self, from_slug: str, into_slug: str) -> None:
         """`from_slug` is now part of `into_slug`: its names lead there from now on."""
         page = self.pages.pop(from_slug)
-        for slugs in self.by_name.values():
+        for key, slugs in self.by_name.items():
             if from_slug in slugs:
-                slugs.remove(from_slug)
+                self.by_name[key] = [s for s in slugs if s != from_slug]
         titles = self.by_title.get(page.kind, {})
         for key in [k for k, s in titles.items() if s == from_slug]:
             del titles[key]
@@ -102,7 +102,9 @@ class PageIndex:
         new = [k for k in keys if k not in page.name_keys]
         page.name_keys.extend(new)
         for key in new:
-            self.by_name.setdefault(key, []).append(slug)
+            slugs = self.by_name.setdefault(key, [])
+            if slug not in slugs:  # a title's key may be listed already without being a name key
+                slugs.append(slug)
 
     def exact(self, keys: list[str], kinds: set[PageKind]) -> tuple[str, str] | None:
         """(slug, matched key) of the one compatible page known by one of `keys`, first key first.

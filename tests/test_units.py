@@ -127,3 +127,18 @@ def test_keys_and_scopes_parse_strictly():
     assert secret.startswith("stx_") and key_id_of(secret) == key_id
     assert key_matches(secret, hash_key(secret)) and not key_matches(secret[:-1] + "x", hash_key(secret))
     assert key_id_of("stx_nothing") is None and key_id_of("Bearer " + secret) is None
+
+
+def test_a_folded_page_leaves_no_name_behind():
+    # Found by the latency bench's ingest: a title key added again as a name key was listed twice,
+    # and folding the page removed only one of the two, leaving a name that led nowhere.
+    from graph_schema.models import KnownPage
+    from pipeline.resolve import PageIndex
+
+    index = PageIndex()
+    index.add(KnownPage(slug="api", title="API", kind=PageKind.ORGANISATION, name_keys=[]))
+    index.add(KnownPage(slug="application-programming-interface", title="Application Programming Interface",
+                        kind=PageKind.TOPIC, name_keys=["application programming interface"]))
+    index.add_names("api", ["api"])
+    index.fold("api", "application-programming-interface")
+    assert index.exact(["api"], {PageKind.TOPIC, PageKind.ORGANISATION}) == ("application-programming-interface", "api")
