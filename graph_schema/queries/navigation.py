@@ -14,9 +14,12 @@ RETURN p.slug AS slug, p.title AS title, p.kind AS kind
 ORDER BY p.kind, p.title, p.slug
 LIMIT $limit
 """
+# Links between the pages the snapshot lists (so no link points at a page it does not show),
+# found from those pages rather than by scanning every link of the graph.
 SNAPSHOT_LINKS = """
-MATCH (a:Page {owner: $owner})-[r:RELATES_TO|IN_CONTEXT]->(b:Page {owner: $owner})
-WHERE ($visible IS NULL OR a.slug IN $visible) AND ($visible IS NULL OR b.slug IN $visible)
+UNWIND $listed AS slug
+MATCH (a:Page {owner: $owner, slug: slug})-[r:RELATES_TO|IN_CONTEXT]->(b:Page {owner: $owner})
+WHERE b.slug IN $listed
 RETURN a.slug AS source, type(r) AS type, b.slug AS target
 ORDER BY a.slug, type, b.slug
 LIMIT $limit
@@ -29,6 +32,11 @@ CALL () {
   RETURN count(r) AS links
 }
 RETURN pages, links
+"""
+# The whole graph's totals from each page's degree (links only ever join pages of one owner).
+SNAPSHOT_TOTALS_ALL = """
+MATCH (p:Page {owner: $owner})
+RETURN count(p) AS pages, sum(COUNT { (p)-[:RELATES_TO|IN_CONTEXT]->() }) AS links
 """
 
 PAGE_KIND = """
@@ -119,8 +127,12 @@ def snapshot(
     tx: neo4j.ManagedTransaction, owner: str, max_pages: int, max_links: int, visible: list[str] | None = None
 ) -> dict:
     pages = [dict(r) for r in tx.run(SNAPSHOT_PAGES, owner=owner, limit=max_pages, visible=visible)]
-    links = [dict(r) for r in tx.run(SNAPSHOT_LINKS, owner=owner, limit=max_links, visible=visible)]
-    totals = tx.run(SNAPSHOT_TOTALS, owner=owner, visible=visible).single()
+    listed = [p["slug"] for p in pages]
+    links = [dict(r) for r in tx.run(SNAPSHOT_LINKS, owner=owner, limit=max_links, listed=listed)]
+    if visible is None:
+        totals = tx.run(SNAPSHOT_TOTALS_ALL, owner=owner).single()
+    else:
+        totals = tx.run(SNAPSHOT_TOTALS, owner=owner, visible=visible).single()
     return {"pages": pages, "links": links, "total_pages": totals["pages"], "total_links": totals["links"]}
 
 
