@@ -47,7 +47,7 @@ def create_key(
 
 def find_key(driver: neo4j.Driver, owner: str | None, name_or_id: str) -> AccessKey:
     """One key by its name or id (of `owner`, when given)."""
-    keys = [k for k in db.read(driver, queries.list_keys, owner) if name_or_id in (k.name, k.id)]
+    keys = db.read(driver, queries.keys_named, owner, name_or_id)
     live = [k for k in keys if not k.revoked] or keys
     if not live:
         raise InvalidRequest(f"No key is named {name_or_id!r}; `subtext keys list` shows them.")

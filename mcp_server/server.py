@@ -86,6 +86,8 @@ def build_server(service: GraphService | None = None, *, stdio: bool = False) ->
             if tool == "edit_page_body":  # shares an allowance with the person's uploads
                 allowances["submissions"] = settings.rate_limit_submissions_per_minute
             limiter.take(access.owner, allowances)
+            if tool != "brief":  # a paused key's brief is the paused message itself
+                service.check_active(access)
             return work(access)
         except GraphUnavailable as e:
             raise ToolError(UNAVAILABLE) from e

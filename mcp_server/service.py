@@ -142,12 +142,13 @@ class GraphService:
 
     @staticmethod
     def check_active(access: Access) -> None:
+        """A paused key may call nothing but brief (which says it is paused); see server._call."""
         if access.paused:
             raise AccessRefused(PAUSED_MESSAGE.format(name=access.key_name or ""))
 
     @staticmethod
     def check_can_write(access: Access, *, needs_full_context: bool = False) -> None:
-        GraphService.check_active(access)
+        GraphService.check_active(access)  # the upload endpoint calls this directly
         if not access.can_write:
             raise AccessRefused(
                 f"The key {access.key_name!r} is read-only, and this tool writes to the graph: it needs "
@@ -178,7 +179,6 @@ class GraphService:
         return brief
 
     def search(self, access: Access, query: str, limit: int) -> SearchAnswer:
-        self.check_active(access)
         limit = max(1, min(limit, 50))
         s = self.settings
         driver = self.driver()
@@ -193,7 +193,6 @@ class GraphService:
         return SearchAnswer(query=query, mode=mode, results=hits, sources=sources)
 
     def get_page(self, access: Access, slug: str) -> PageAnswer:
-        self.check_active(access)
         page = db.read(self.driver(), get_page, access.owner, slug, self.settings.get_page_max_facts,
                        visible=self.visible(access))
         if page is None:
@@ -218,7 +217,6 @@ class GraphService:
         return refs[0]
 
     def graph_snapshot(self, access: Access) -> Snapshot:
-        self.check_active(access)
         s = self.settings
         data = db.read(self.driver(), navigation.snapshot, access.owner, s.snapshot_max_pages, s.snapshot_max_links,
                        self.visible(access))
@@ -237,7 +235,6 @@ class GraphService:
         )
 
     def traverse(self, access: Access, from_slug: str, edge_type: str, within: str | None, limit: int) -> TraverseAnswer:
-        self.check_active(access)
         if from_slug == "you":
             raise InvalidRequest(
                 "traverse starts from a specific page, never 'you'. Call scope('you') for the focus areas, "
@@ -258,7 +255,6 @@ class GraphService:
         return TraverseAnswer(start=start, edge_type=edge_type, within=within, path=path, sources=sources)
 
     def scope(self, access: Access, target: str) -> ScopeAnswer:
-        self.check_active(access)
         s = self.settings
         visible = self.visible(access)
         if target == "you":
@@ -296,7 +292,6 @@ class GraphService:
     def compile(
         self, access: Access, intent: str, target: str, depth: Depth, shape: Shape, freshness: str | None
     ) -> CompileAnswer:
-        self.check_active(access)
         if depth not in ("shallow", "medium", "deep"):
             raise InvalidRequest(f"depth must be shallow, medium or deep, not {depth!r}.")
         if shape not in ("narrative", "structured", "summary"):

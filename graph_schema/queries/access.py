@@ -6,7 +6,7 @@ import json
 
 import neo4j
 
-from graph_schema.access import AccessKey, KeyScope
+from graph_schema.access import AccessKey, KeyScope, ScopeKind
 
 CREATE_KEY = """
 MATCH (o:Owner {id: $owner})
@@ -25,7 +25,11 @@ WHERE $owner IS NULL OR k.owner = $owner
 RETURN k ORDER BY k.owner, k.created_at
 """
 
-KEYS_BY_NAME = "MATCH (k:AccessKey {owner: $owner}) WHERE k.name = $name OR k.id = $name RETURN k"
+KEYS_BY_NAME = """
+MATCH (k:AccessKey)
+WHERE ($owner IS NULL OR k.owner = $owner) AND (k.name = $name OR k.id = $name)
+RETURN k
+"""
 
 SET_KEY_STATE = """
 MATCH (k:AccessKey {id: $id})
@@ -99,7 +103,8 @@ def list_keys(tx: neo4j.ManagedTransaction, owner: str | None) -> list[AccessKey
     return [_key(r["k"]) for r in tx.run(LIST_KEYS, owner=owner)]
 
 
-def keys_named(tx: neo4j.ManagedTransaction, owner: str, name: str) -> list[AccessKey]:
+def keys_named(tx: neo4j.ManagedTransaction, owner: str | None, name: str) -> list[AccessKey]:
+    """Keys whose name or id is `name` (of `owner`, when given)."""
     return [_key(r["k"]) for r in tx.run(KEYS_BY_NAME, owner=owner, name=name)]
 
 
@@ -123,9 +128,9 @@ def owner_name(tx: neo4j.ManagedTransaction, owner: str) -> str | None:
 
 def visible_slugs(tx: neo4j.ManagedTransaction, owner: str, scope: KeyScope) -> list[str] | None:
     """The slugs a scope may see, or None for the whole graph."""
-    if scope.kind.value == "full":
+    if scope.kind is ScopeKind.FULL:
         return None
-    if scope.kind.value == "me":
+    if scope.kind is ScopeKind.ME:
         record = tx.run(VISIBLE_ME, owner=owner).single()
     else:
         record = tx.run(VISIBLE_FOCUS, owner=owner, focus=scope.focus).single()
