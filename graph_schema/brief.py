@@ -82,7 +82,7 @@ def render_brief(material: dict) -> BriefView:
 
 def current_brief(driver: neo4j.Driver, owner: str) -> BriefView:
     """The cached brief if the graph is unchanged since it was built; otherwise rebuild and cache it."""
-    version, cached = db.read(driver, load_brief, owner)
+    version, cached = db.read_single(driver, load_brief, owner)
     if cached is not None and cached.graph_version == version:
         return cached
     return rebuild_brief(driver, owner)

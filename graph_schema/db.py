@@ -14,6 +14,7 @@ import neo4j
 from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
 
 from graph_schema.errors import GraphUnavailable
+from graph_schema.local_writes import mark_written
 from graph_schema.settings import Settings, get_settings
 
 T = TypeVar("T")
@@ -51,9 +52,11 @@ def write(driver: neo4j.Driver, work: Callable[..., T], *args: Any, database: st
     """Run `work(tx, *args, **kwargs)` in one write transaction, retried on transient errors."""
     try:
         with driver.session(database=database or get_settings().neo4j_database) as session:
-            return session.execute_write(work, *args, **kwargs)
+            result = session.execute_write(work, *args, **kwargs)
     except (ServiceUnavailable, SessionExpired, AuthError, OSError) as e:
         raise _translate(e, get_settings().bolt_uri) from e
+    mark_written()  # servers on this machine then re-read what they keep (see local_writes)
+    return result
 
 
 def read(driver: neo4j.Driver, work: Callable[..., T], *args: Any, database: str | None = None, **kwargs: Any) -> T:
@@ -63,6 +66,26 @@ def read(driver: neo4j.Driver, work: Callable[..., T], *args: Any, database: str
             return session.execute_read(work, *args, **kwargs)
     except (ServiceUnavailable, SessionExpired, AuthError, OSError) as e:
         raise _translate(e, get_settings().bolt_uri) from e
+
+
+def read_single(driver: neo4j.Driver, work: Callable[..., T], *args: Any, database: str | None = None, **kwargs: Any) -> T:
+    """`read()` for `work` that runs exactly one query, on hot paths (the brief, key checks).
+
+    It is sent as an auto-commit query: one round trip, where a managed transaction needs a
+    second one to commit, which is a fifth of a cached brief's time over MCP. A transient
+    or unreachable database falls back to `read()` and its retries."""
+    try:
+        with driver.session(database=database or get_settings().neo4j_database,
+                            default_access_mode=neo4j.READ_ACCESS) as session:
+            return work(session, *args, **kwargs)
+    except AuthError as e:
+        raise _translate(e, get_settings().bolt_uri) from e
+    except (ServiceUnavailable, SessionExpired, OSError):
+        pass  # `read()` retries these for a while, then says the database is unavailable
+    except neo4j.exceptions.Neo4jError as e:
+        if not e.is_retryable():
+            raise
+    return read(driver, work, *args, database=database, **kwargs)
 
 
 def check_connection(driver: neo4j.Driver) -> str:

@@ -73,7 +73,7 @@ def authenticate(driver: neo4j.Driver, secret: str) -> Access | None:
     key_id = key_id_of(secret)
     if key_id is None:
         return None
-    found = db.read(driver, queries.find_key, key_id)
+    found = db.read_single(driver, queries.find_key, key_id)
     if found is None:
         return None
     key, stored_hash = found

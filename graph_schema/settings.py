@@ -97,6 +97,13 @@ class Settings(BaseSettings):
     mcp_host: str = "127.0.0.1"
     mcp_port: int = 8765
     access_key: SecretStr | None = Field(default=None, description="The key a stdio server acts with; unset: the default person, full access.")
+    change_check_seconds: float = Field(
+        default=5.0,
+        description="How long the MCP server relies on what it read from Neo4j about access keys and graph "
+        "versions. Any write by a subtext process on this machine (an ingest run, `subtext keys pause`, a "
+        "write tool) makes it read again on the next call; only writers on another machine sharing "
+        "NEO4J_URI go unseen for up to this long. 0 reads Neo4j on every call.",
+    )
     rate_limit_calls_per_minute: int = Field(default=120, description="Tool calls per person per minute, across all their keys.")
     rate_limit_submissions_per_minute: int = Field(default=20, description="edit_page_body calls plus HTTP uploads per person per minute.")
     max_upload_bytes: int = Field(default=10_000_000, description="POST /api/upload refuses larger bodies.")

@@ -21,6 +21,7 @@ from graph_schema.embedding import embed_text
 from graph_schema.models import BriefView, PageDetail, PageRef, SearchResult
 from graph_schema.errors import AccessRefused, InvalidRequest, PageNotFound
 from graph_schema.kinds import PageKind
+from graph_schema.local_writes import RecentRead, written_stamp
 from graph_schema.queries import navigation
 from graph_schema.queries.access import visible_slugs
 from graph_schema.queries.owners import ensure_owner, graph_version
@@ -103,7 +104,8 @@ class GraphService:
         self._compiled: dict[tuple[str, ...], CompiledPackage] = {}
         self._compiled_lock = threading.Lock()
         # briefs of limited scopes by (owner, scope); the full brief is cached in the graph
-        self._scoped_briefs: dict[tuple[str, str], BriefView] = {}
+        # Briefs by (person, scope), relied on until a write (see graph_schema.local_writes).
+        self._briefs: dict[tuple[str, str], RecentRead[BriefView]] = {}
 
     @property
     def default_access(self) -> Access:
@@ -165,18 +167,24 @@ class GraphService:
     def brief(self, access: Access) -> BriefView:
         if access.paused:
             return BriefView(text=PAUSED_MESSAGE.format(name=access.key_name or ""), sources=[], graph_version=0)
+        key = (access.owner, str(access.scope))
+        held = self._briefs.get(key)
+        if held is not None and held.still_current():  # no write since: not even a version check
+            return held.value.model_copy(update={"cached": True})
+        stamp = written_stamp()
+        brief = self._brief_from_graph(access, held.value if held else None)
+        self._briefs[key] = RecentRead.before_reading(brief, stamp)
+        return brief
+
+    def _brief_from_graph(self, access: Access, held: BriefView | None) -> BriefView:
         driver = self.driver()
         visible = self.visible(access)
         if visible is None:
-            return current_brief(driver, access.owner)
-        key = (access.owner, str(access.scope))
-        version = db.read(driver, graph_version, access.owner)
-        cached = self._scoped_briefs.get(key)
-        if cached is not None and cached.graph_version == version:
-            return cached.model_copy(update={"cached": True})
-        brief = scoped_brief(driver, access.owner, visible)
-        self._scoped_briefs[key] = brief
-        return brief
+            return current_brief(driver, access.owner)  # the full brief is cached in the graph itself
+        version = db.read_single(driver, graph_version, access.owner)
+        if held is not None and held.graph_version == version:
+            return held.model_copy(update={"cached": True})
+        return scoped_brief(driver, access.owner, visible)
 
     def search(self, access: Access, query: str, limit: int) -> SearchAnswer:
         limit = max(1, min(limit, 50))

@@ -48,6 +48,14 @@ async def test_document_to_brief_search_and_page_over_mcp(graph, mcp):
         again = (await client.call_tool("brief", {})).structured_content
         assert again["cached"] is True and again["text"] == brief["text"]
 
+        # An ingest run in another process (this one; the server is a subprocess) is seen on the
+        # very next call, although the server keeps its brief without asking Neo4j.
+        write(graph["upload"], "harbour/berths.md", "Marta Lindqvist from Orion Shipping owns the berth schedule.\n")
+        assert [o.status for o in ingest_paths([graph["upload"]]).outcomes] == ["unchanged", "ingested"]
+        after = (await client.call_tool("brief", {})).structured_content
+        assert after["graph_version"] > brief["graph_version"]  # (the run itself rebuilt the brief)
+        assert "Marta Lindqvist" in after["text"] or "marta-lindqvist" in {s["slug"] for s in after["sources"]}
+
         found = (await client.call_tool("search", {"query": "shipping volumes from a logistics company"})).structured_content
         assert found["mode"] == "semantic"
         assert 1 <= len(found["results"]) <= 5
