@@ -199,6 +199,32 @@ class BriefView(Model):
     cached: bool = False
 
 
+# --------------------------------------------------------------------------- status
+
+
+class SourceProblem(Model):
+    """A source that failed, or was processed only up to a limit."""
+
+    key: str
+    status: Literal["failed", "truncated"]
+    reason: str
+    at: datetime | None = None
+
+
+class PersonStatus(Model):
+    """One person's graph as `subtext status` shows it."""
+
+    owner: str
+    name: str
+    pages: int
+    facts: int
+    sources: dict[str, int] = Field(default_factory=dict)  # by status: ingested, failed, retired
+    truncated: int = 0
+    graph_version: int = 0
+    brief_current: bool = False
+    problems: list[SourceProblem] = Field(default_factory=list)
+
+
 # --------------------------------------------------------------------------- the merge plan
 
 

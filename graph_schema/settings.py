@@ -68,6 +68,7 @@ class Settings(BaseSettings):
 
     # --- ingestion limits ------------------------------------------------------------------
     max_file_bytes: int = Field(default=20_000_000, description="Larger files are read up to this size and marked truncated.")
+    max_unpacked_bytes: int = Field(default=300_000_000, description="A docx or pptx that would unpack to more than this is refused (zip bombs).")
     max_chunks_per_document: int = Field(default=2_000, description="Chunks past this are not processed; the source is marked truncated.")
     max_submission_chars: int = Field(default=20_000, description="edit_page_body refuses longer bodies (send several).")
     chunk_target_chars: int = Field(default=1_500, description="Paragraphs are packed into chunks of about this size.")
@@ -84,6 +85,8 @@ class Settings(BaseSettings):
     preview_chars: int = 200
     brief_max_pages: int = 12
     get_page_max_facts: int = 200
+    status_problems_shown: int = Field(default=20, description="`subtext status` lists at most this many failed or truncated documents per person.")
+    status_runs_shown: int = Field(default=5, description="`subtext status` lists this many of the latest Dagster runs.")
     snapshot_max_pages: int = Field(default=500, description="graph_snapshot lists at most this many pages, then says how many more exist.")
     snapshot_max_links: int = Field(default=2_000, description="graph_snapshot lists at most this many links, then says how many more exist.")
     traverse_max_limit: int = 200

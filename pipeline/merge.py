@@ -141,9 +141,10 @@ def merge_document(driver: neo4j.Driver, owner: str, resolved: ResolvedDocument,
     if parsed.unchanged:
         return MergeOutcome(source_id=parsed.source_id, key=parsed.key, status="unchanged")
     if parsed.deleted:
-        if previous_hash is None:
-            return MergeOutcome(source_id=parsed.source_id, key=parsed.key, status="failed",
-                                reason="the file no longer exists (deleted before it was read)")
+        if previous_hash is None:  # recorded, so `subtext status` can say what became of it
+            reason = "the file no longer exists (deleted before it was read)"
+            db.write(driver, record_failure, owner, _source_write(parsed, SourceStatus.FAILED, reason))
+            return MergeOutcome(source_id=parsed.source_id, key=parsed.key, status="failed", reason=reason)
         _, touched = db.write(driver, retire_source, owner, parsed.source_id)
         return MergeOutcome(source_id=parsed.source_id, key=parsed.key, status="retired", pages_updated=touched)
     plan = plan_document_write(owner, resolved)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import zipfile
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -145,6 +146,40 @@ def _read_unstructured(path: Path, fmt: str) -> list[str]:
     return [e.text.strip() for e in elements if getattr(e, "text", "").strip()]
 
 
+ZIP_FORMATS = ("docx", "pptx")
+
+
+def unpacked_size_problem(path: Path, fmt: str, limit: int) -> str | None:
+    """docx and pptx are zip archives. One that would unpack to more than `limit` bytes (a zip
+    bomb) is refused before any parser opens it; Python's zipfile never inflates a member past
+    its declared size, so the declared sizes are a safe bound."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            unpacked = sum(member.file_size for member in archive.infolist())
+    except (zipfile.BadZipFile, EOFError, ValueError):
+        return f"it is not a {fmt} file (a {fmt} is a zip archive, and this one is not or is damaged)"
+    if unpacked > limit:
+        return (f"it would unpack to {unpacked:,} bytes, over the {limit:,} allowed "
+                "(SUBTEXT_MAX_UNPACKED_BYTES): a damaged file or a zip bomb")
+    return None
+
+
+def pdf_problem(data: bytes) -> str | None:
+    """A reason a PDF cannot be read at all, from its bytes."""
+    if b"%PDF-" not in data[:1024]:
+        return "it is not a PDF (it has no %PDF header: other data with a .pdf name?)"
+    return None
+
+
+def pdf_without_text_reason(data: bytes) -> str:
+    """Why a PDF gave no text: the likeliest cause first."""
+    if b"/Encrypt" in data:
+        return "it is protected by a password, so its text cannot be read; drop in an unprotected copy"
+    if b"%%EOF" not in data[-2048:]:
+        return "it is incomplete (cut off before its end: a partial download or copy?)"
+    return "no text layer was found (a scanned PDF?)"
+
+
 def parse_document(path: Path, key: str, owner: str, settings: Settings) -> ParsedDocument:
     """Read `path` into a ParsedDocument; failures are returned with a reason, never raised."""
     source_id = source_id_for(owner, SourceKind.DOCUMENT, key)
@@ -187,6 +222,10 @@ def parse_document(path: Path, key: str, owner: str, settings: Settings) -> Pars
                 return base.model_copy(
                     update={"failure": f"a {fmt} file of {size:,} bytes is over the size limit (SUBTEXT_MAX_FILE_BYTES)"}
                 )
+            problem = (unpacked_size_problem(path, fmt, settings.max_unpacked_bytes) if fmt in ZIP_FORMATS
+                       else pdf_problem(data) if fmt == "pdf" else None)
+            if problem:
+                return base.model_copy(update={"failure": f"the file could not be read as {fmt}: {problem}"})
             texts = _read_unstructured(path, fmt)
             text = "\n\n".join(texts)
             element_count = len(texts)
@@ -197,8 +236,11 @@ def parse_document(path: Path, key: str, owner: str, settings: Settings) -> Pars
         return base.model_copy(update={"failure": f"the file could not be parsed as {fmt}: {reason}"})
 
     if not text.strip():
-        what = "no text layer was found (a scanned PDF?)" if fmt == "pdf" else "it contains no text"
+        what = pdf_without_text_reason(data) if fmt == "pdf" else "it contains no text"
         return base.model_copy(update={"failure": f"nothing to ingest: {what}"})
+    if fmt == "pdf" and b"%%EOF" not in data[-2048:]:
+        note = "the PDF is incomplete (cut off before its end), so only the text before the cut was read"
+        truncated = f"{truncated}; {note}" if truncated else note
 
     chunks = chunk_text(text, settings.chunk_target_chars)
     if len(chunks) > settings.max_chunks_per_document:

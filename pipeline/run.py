@@ -85,8 +85,8 @@ def document_keys(paths: Iterable[Path], settings: Settings) -> list[str]:
             files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
             for file in files:
                 relative = file.relative_to(path)
-                if inside:
-                    keys.append(file.resolve().relative_to(upload).as_posix())
+                if inside:  # keyed by where it sits, not where a symlink points (parse refuses those)
+                    keys.append((path.resolve() / relative).relative_to(upload).as_posix())
                 else:
                     target = upload / relative
                     target.parent.mkdir(parents=True, exist_ok=True)
@@ -94,7 +94,7 @@ def document_keys(paths: Iterable[Path], settings: Settings) -> list[str]:
                         shutil.copy2(file, target)
                     keys.append(relative.as_posix())
         elif inside:
-            keys.append(path.resolve().relative_to(upload).as_posix())
+            keys.append((path.parent.resolve() / path.name).relative_to(upload).as_posix())
         else:
             target = upload / path.name
             if path.exists() and (not target.exists() or target.read_bytes() != path.read_bytes()):

@@ -154,6 +154,57 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Files or folders; outsi
         raise typer.Exit(code=2)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+@app.command()
+def status(
+    everyone: bool = typer.Option(False, "--everyone", help="Every person's graph, not only SUBTEXT_OWNER's."),
+) -> None:
+    """The graph database, the person's documents (failed and truncated ones with the reason) and
+    the latest Dagster runs. Exits 1 when the graph database cannot be reached."""
+    from graph_schema import db
+    from graph_schema.status import everyone_status, person_status
+    from pipeline.run import dagster_instance
+    from pipeline.run_history import recent_runs
+
+    settings = get_settings()
+    database_error = None
+    try:
+        with db.open_driver(settings, interactive=True) as driver:
+            agent = db.check_connection(driver)
+            shown = settings.status_problems_shown
+            people = (everyone_status(driver, shown) if everyone
+                      else [person_status(driver, settings.owner, settings.owner_name, shown)])
+        out.print(f"Neo4j: up at {settings.bolt_uri} ({agent})")
+        for person in people:
+            sources = ", ".join(f"{n} {status}" for status, n in sorted(person.sources.items())) or "no documents yet"
+            out.print(
+                f"\n[bold]{person.name}[/bold] ({person.owner}): {_count(person.pages, 'page')}, "
+                f"{_count(person.facts, 'fact')}; "
+                f"documents: {sources}" + (f"; {person.truncated} truncated" if person.truncated else "")
+                + f"; graph version {person.graph_version}, brief {'current' if person.brief_current else 'out of date'}"
+            )
+            for problem in person.problems:
+                out.print(f"  {problem.status:<9} {problem.key}: {problem.reason}", highlight=False)
+            shown = len(person.problems)
+            total = person.sources.get("failed", 0) + person.truncated
+            if total > shown:
+                out.print(f"  … and {total - shown} more (SUBTEXT_STATUS_PROBLEMS_SHOWN)")
+    except SubtextError as e:
+        database_error = e
+        out.print(f"Neo4j: unavailable at {settings.bolt_uri}. {e}")
+    runs = recent_runs(dagster_instance(settings), settings.status_runs_shown)
+    out.print(f"\nLatest Dagster runs (`subtext dagster` shows them all):" if runs else "\nNo Dagster runs yet.")
+    for run in runs:
+        started = f"{run.started_at:%Y-%m-%d %H:%M:%S}" if run.started_at else "not started"
+        line = f"  {run.status:<9} {started}  {run.run_id[:8]}  {run.documents or 'brief'}"
+        out.print(line + (f"\n            {run.failure}" if run.failure else ""), highlight=False)
+    if database_error is not None:
+        raise typer.Exit(code=1)
+
+
 @app.command()
 def brief() -> None:
     """Print the brief about the person (the cached one when the graph has not changed)."""

@@ -1,0 +1,33 @@
+"""What `subtext status` reports about each person's graph (the CLI adds the database and Dagster)."""
+
+from __future__ import annotations
+
+import neo4j
+
+from graph_schema import db
+from graph_schema.brief import brief_is_stale
+from graph_schema.models import PersonStatus
+from graph_schema.queries.access import list_owners
+from graph_schema.queries.owners import graph_version
+from graph_schema.queries.pages import graph_counts
+from graph_schema.queries.status import source_counts, source_problems
+
+
+def person_status(driver: neo4j.Driver, owner: str, name: str, problems_shown: int) -> PersonStatus:
+    counts = db.read(driver, graph_counts, owner)
+    by_status, truncated = db.read(driver, source_counts, owner)
+    return PersonStatus(
+        owner=owner,
+        name=name,
+        pages=counts["pages"],
+        facts=counts["facts"],
+        sources=by_status,
+        truncated=truncated,
+        graph_version=db.read(driver, graph_version, owner),
+        brief_current=not brief_is_stale(driver, owner),
+        problems=db.read(driver, source_problems, owner, problems_shown),
+    )
+
+
+def everyone_status(driver: neo4j.Driver, problems_shown: int) -> list[PersonStatus]:
+    return [person_status(driver, o["id"], o["name"] or o["id"], problems_shown) for o in db.read(driver, list_owners)]

@@ -1,0 +1,56 @@
+"""The latest Dagster runs and why a failed one failed, for `subtext status`.
+
+Read from the same instance the UI shows (dagster.yaml), so the two never disagree.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from dagster import DagsterEventType, DagsterInstance
+from pydantic import BaseModel
+
+from pipeline.sensors import RANGE_END_TAG, RANGE_START_TAG
+
+
+class RunSummary(BaseModel):
+    run_id: str
+    status: str  # SUCCESS, FAILURE, STARTED, QUEUED, CANCELED…
+    started_at: datetime | None = None
+    documents: str = ""  # the partition range, e.g. "notes/a.md … notes/z.md"
+    failure: str = ""  # the first failed step's error, one line
+
+
+def recent_runs(instance: DagsterInstance, limit: int) -> list[RunSummary]:
+    summaries = []
+    for run in instance.get_runs(limit=limit):
+        stats = instance.get_run_stats(run.run_id)
+        first, last = run.tags.get(RANGE_START_TAG), run.tags.get(RANGE_END_TAG)
+        documents = "" if not first else (first if first == last else f"{first} … {last}")
+        summaries.append(RunSummary(
+            run_id=run.run_id,
+            status=run.status.value,
+            started_at=datetime.fromtimestamp(stats.start_time, timezone.utc) if stats.start_time else None,
+            documents=documents,
+            failure=_failure_reason(instance, run.run_id) if run.status.value == "FAILURE" else "",
+        ))
+    return summaries
+
+
+def _failure_reason(instance: DagsterInstance, run_id: str) -> str:
+    records = instance.get_records_for_run(
+        run_id, of_type={DagsterEventType.STEP_FAILURE, DagsterEventType.RUN_FAILURE}
+    ).records
+    for record in records:
+        event = record.event_log_entry.dagster_event
+        error = getattr(event.event_specific_data, "error", None) if event else None
+        while error is not None and error.cause is not None:  # Dagster wraps the step's own exception
+            error = error.cause
+        if error is not None:
+            lines = [line for line in (error.message or "").strip().splitlines() if line.strip()]
+            return (lines[0] if lines else error.cls_name or "")[:300]
+    for record in records:
+        event = record.event_log_entry.dagster_event
+        if event and event.message:
+            return event.message[:300]
+    return "the run failed (open it in `subtext dagster` for the log)"
