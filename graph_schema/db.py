@@ -37,6 +37,11 @@ def open_driver(settings: Settings | None = None, *, interactive: bool = False) 
     )
 
 
+def unavailable(error: Exception) -> GraphUnavailable:
+    """The sentence for a driver error met outside `read()` and `write()`."""
+    return _translate(error, get_settings().bolt_uri)
+
+
 def _translate(error: Exception, uri: str) -> GraphUnavailable:
     if isinstance(error, AuthError):
         return GraphUnavailable(

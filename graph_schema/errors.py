@@ -6,7 +6,8 @@
     ├── InvalidRequest            a call whose arguments cannot be honoured
     ├── DocumentError             one document could not be read or parsed (names file and reason)
     ├── AccessRefused             the caller's key does not allow the call (says which setting)
-    └── RateLimited               too many calls this minute (says when to try again)
+    ├── RateLimited               too many calls this minute (says when to try again)
+    └── RunFailed                 a pipeline run failed (says why, and how to run it again)
 
 Messages are sentences that say what to do next; third-party errors are wrapped at the
 boundary with `raise ... from e`.
@@ -55,3 +56,7 @@ class RateLimited(SubtextError):
     def __init__(self, retry_after: int) -> None:
         self.retry_after = retry_after
         super().__init__(f"You're going a bit fast — try again in {retry_after}s")
+
+
+class RunFailed(SubtextError):
+    """A Dagster run of the pipeline failed; the message names the run and the reason."""

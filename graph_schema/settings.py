@@ -52,6 +52,8 @@ class Settings(BaseSettings):
     local_neo4j_pagecache: str = Field(default="512m", description="Page cache of the embedded Neo4j.")
     local_neo4j_start_timeout_s: float = 120.0
     neo4j_retry_attempts: int = Field(default=5, description="Tries for a transaction that hits a transient error.")
+    run_retries: int = Field(default=3, description="How often Dagster retries a pipeline step that found the graph database unavailable.")
+    run_retry_seconds: float = Field(default=10.0, description="Wait before the first such retry; it doubles for each further one.")
     neo4j_interactive_retry_seconds: float = Field(default=5.0, description="How long a tool call retries an unreachable or busy Neo4j before it answers that the database is unavailable.")
 
     # --- whose graph ---------------------------------------------------------------------

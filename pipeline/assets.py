@@ -8,6 +8,8 @@ whole batch, so models load once and spaCy and the embedder see full batches.
 
 import time
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from dagster import (
     AssetExecutionContext,
@@ -16,10 +18,14 @@ from dagster import (
     MaterializeResult,
     MetadataValue,
     ResourceParam,
+    RetryRequested,
     asset,
 )
+from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
+from graph_schema import db
 from graph_schema.brief import brief_is_stale, rebuild_brief
+from graph_schema.errors import GraphUnavailable
 from graph_schema.models import ExtractedDocument, MergeOutcome, ParsedDocument, ResolvedDocument
 from graph_schema.settings import get_settings
 from pipeline.resources import GraphResource, ProgressReporter
@@ -37,6 +43,23 @@ _PER_DOCUMENT = dict(
 )
 
 
+@contextmanager
+def retried_when_graph_unavailable(context: AssetExecutionContext) -> Iterator[None]:
+    """A Neo4j outage fails the step with the sentence that says so, and Dagster retries it
+    (SUBTEXT_RUN_RETRIES times, SUBTEXT_RUN_RETRY_SECONDS apart, doubling each time), so a
+    database restart does not need a person to re-run anything. Writes are idempotent (MERGE on
+    ids), so a retried merge never doubles what a failed attempt already wrote. Other errors
+    are not retried: they would fail the same way again."""
+    try:
+        yield
+    except (GraphUnavailable, ServiceUnavailable, SessionExpired) as e:
+        reason = e if isinstance(e, GraphUnavailable) else db.unavailable(e)
+        settings = get_settings()
+        wait = settings.run_retry_seconds * 2 ** context.retry_number
+        context.log.warning(f"{reason} Retrying this step in {wait:.0f} s.")
+        raise RetryRequested(max_retries=settings.run_retries, seconds_to_wait=wait) from reason
+
+
 def _per_partition(context: AssetExecutionContext, metadata: dict[str, dict]) -> None:
     """Metadata for each document of the batch, shown on that partition in the UI."""
     for key, values in metadata.items():
@@ -50,7 +73,8 @@ def parsed_documents(
     started = time.perf_counter()
     keys = list(context.partition_keys)
     progress.stage("parse", 0, len(keys))
-    parsed = parse_sources(keys, graph.owner_for(keys), get_settings(), graph.driver())
+    with retried_when_graph_unavailable(context):
+        parsed = parse_sources(keys, graph.owner_for(keys), get_settings(), graph.driver())
     progress.stage("parse", len(keys), len(keys))
     seconds = round(time.perf_counter() - started, 3)
     for document in parsed:
@@ -104,8 +128,9 @@ def resolved_entities(
 ) -> dict[str, ResolvedDocument]:
     started = time.perf_counter()
     progress.stage("resolve", 0, len(document_mentions))
-    resolved = resolve_entities(list(document_mentions.values()), graph.owner_for(list(context.partition_keys)),
-                                get_settings(), graph.driver())
+    with retried_when_graph_unavailable(context):
+        resolved = resolve_entities(list(document_mentions.values()), graph.owner_for(list(context.partition_keys)),
+                                    get_settings(), graph.driver())
     progress.stage("resolve", len(resolved), len(resolved))
     seconds = round(time.perf_counter() - started, 3)
     _per_partition(context, {
@@ -130,11 +155,12 @@ def graph_merge(
     started = time.perf_counter()
     documents_in = list(resolved_entities.values())
     outcomes = []
-    driver = graph.driver()
-    owner = graph.owner_for(list(context.partition_keys))
-    for done, document in enumerate(documents_in, start=1):
-        outcomes.extend(merge_documents([document], owner, driver))
-        progress.stage("merge", done, len(documents_in))
+    with retried_when_graph_unavailable(context):
+        driver = graph.driver()
+        owner = graph.owner_for(list(context.partition_keys))
+        for done, document in enumerate(documents_in, start=1):
+            outcomes.extend(merge_documents([document], owner, driver))
+            progress.stage("merge", done, len(documents_in))
     seconds = round(time.perf_counter() - started, 3)
     for outcome in outcomes:
         if outcome.status == "failed":
@@ -156,11 +182,12 @@ def graph_merge(
 
 @asset(deps=[graph_merge], group_name="brief", description="The cached brief about the person, rebuilt only when the graph changed.")
 def context_brief(context: AssetExecutionContext, graph: GraphResource) -> MaterializeResult:
-    driver = graph.driver()
-    if not brief_is_stale(driver, graph.owner_id):
-        return MaterializeResult(metadata={"rebuilt": False})
-    started = time.perf_counter()
-    brief = rebuild_brief(driver, graph.owner_id)
+    with retried_when_graph_unavailable(context):
+        driver = graph.driver()
+        if not brief_is_stale(driver, graph.owner_id):
+            return MaterializeResult(metadata={"rebuilt": False})
+        started = time.perf_counter()
+        brief = rebuild_brief(driver, graph.owner_id)
     return MaterializeResult(
         metadata={
             "rebuilt": True,

@@ -18,12 +18,14 @@ from dagster import DagsterInstance, materialize
 from dagster._core.instance.ref import InstanceRef
 from pydantic import BaseModel, Field
 
+from graph_schema.errors import RunFailed
 from graph_schema.models import MergeOutcome
 from graph_schema.settings import Settings, get_settings
 from pipeline.assets import INGEST_ASSETS, context_brief, documents
 from pipeline.definitions import GRAPH_WRITES_TAG
 from pipeline.parse import SUBMISSION_PREFIX, Submission, submission_file
 from pipeline.resources import GraphResource, ProgressReporter, StageStore
+from pipeline.run_history import failure_reason
 from pipeline.sensors import RANGE_END_TAG, RANGE_START_TAG
 
 
@@ -133,15 +135,29 @@ def run_ingest(keys: list[str], owner: str | None = None, progress: ProgressRepo
     report = IngestReport()
     for group in _contiguous_groups(keys, order):
         tags = {**GRAPH_WRITES_TAG, RANGE_START_TAG: group[0], RANGE_END_TAG: group[-1]}
-        result = materialize(INGEST_ASSETS, instance=instance, resources=resources, tags=tags, run_config=QUIET_CONSOLE)
+        result = materialize(INGEST_ASSETS, instance=instance, resources=resources, tags=tags, run_config=QUIET_CONSOLE,
+                             raise_on_error=False)
         report.run_ids.append(result.run_id)
+        _check_succeeded(instance, result.run_id, result.success, group)
         report.outcomes.extend(result.output_for_node("graph_merge").values())
     brief = materialize([context_brief], instance=instance, resources=resources, tags=GRAPH_WRITES_TAG,
-                        run_config=QUIET_CONSOLE)
+                        run_config=QUIET_CONSOLE, raise_on_error=False)
     report.run_ids.append(brief.run_id)
+    _check_succeeded(instance, brief.run_id, brief.success, [])
     materializations = brief.asset_materializations_for_node("context_brief")
     report.brief_rebuilt = bool(materializations and materializations[0].metadata["rebuilt"].value)
     return report
+
+
+def _check_succeeded(instance: DagsterInstance, run_id: str, success: bool, keys: list[str]) -> None:
+    if success:
+        return
+    what = f"of {keys[0]}" + (f" … {keys[-1]} ({len(keys)} documents)" if len(keys) > 1 else "") if keys else "of the brief"
+    raise RunFailed(
+        f"The Dagster run {run_id[:8]} {what} failed: {failure_reason(instance, run_id)} "
+        "Nothing half-written stays behind (each document is one transaction); run the same command "
+        "again, or re-execute the run in `subtext dagster`."
+    )
 
 
 def ingest_paths(paths: Iterable[Path], owner: str | None = None, progress: ProgressReporter | None = None) -> IngestReport:

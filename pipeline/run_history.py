@@ -5,12 +5,16 @@ Read from the same instance the UI shows (dagster.yaml), so the two never disagr
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 
 from dagster import DagsterEventType, DagsterInstance
 from pydantic import BaseModel
 
 from pipeline.sensors import RANGE_END_TAG, RANGE_START_TAG
+
+
+_QUALIFIED_NAME = re.compile(r"^[\w.]+(Error|Exception|Unavailable|Failed|Refused|Limited|Found)\b: ")
 
 
 class RunSummary(BaseModel):
@@ -32,23 +36,28 @@ def recent_runs(instance: DagsterInstance, limit: int) -> list[RunSummary]:
             status=run.status.value,
             started_at=datetime.fromtimestamp(stats.start_time, timezone.utc) if stats.start_time else None,
             documents=documents,
-            failure=_failure_reason(instance, run.run_id) if run.status.value == "FAILURE" else "",
+            failure=failure_reason(instance, run.run_id) if run.status.value == "FAILURE" else "",
         ))
     return summaries
 
 
-def _failure_reason(instance: DagsterInstance, run_id: str) -> str:
+def _is_wrapper(cls_name: str | None) -> bool:
+    return cls_name is None or cls_name.startswith("Dagster") or cls_name == "RetryRequested"
+
+
+def failure_reason(instance: DagsterInstance, run_id: str) -> str:
     records = instance.get_records_for_run(
         run_id, of_type={DagsterEventType.STEP_FAILURE, DagsterEventType.RUN_FAILURE}
     ).records
     for record in records:
         event = record.event_log_entry.dagster_event
         error = getattr(event.event_specific_data, "error", None) if event else None
-        while error is not None and error.cause is not None:  # Dagster wraps the step's own exception
-            error = error.cause
+        while error is not None and _is_wrapper(error.cls_name) and error.cause is not None:
+            error = error.cause  # Dagster wraps the step's own exception (and retries wrap ours)
         if error is not None:
             lines = [line for line in (error.message or "").strip().splitlines() if line.strip()]
-            return (lines[0] if lines else error.cls_name or "")[:300]
+            first = _QUALIFIED_NAME.sub("", lines[0]) if lines else error.cls_name or ""
+            return first[:300]
     for record in records:
         event = record.event_log_entry.dagster_event
         if event and event.message:

@@ -1,7 +1,10 @@
-"""The graph database goes away mid-session and comes back: tools say so, then recover by themselves."""
+"""The graph database goes away and comes back: tools and runs say so, then recover by themselves."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 
 import httpx
@@ -9,9 +12,12 @@ import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
+from dagster import DagsterEventType
+
 from graph_schema.db import UNAVAILABLE
-from graph_schema.settings import get_settings
-from pipeline.run import ingest_paths
+from graph_schema.queries.pages import get_page
+from graph_schema.settings import PROJECT_ROOT, get_settings
+from pipeline.run import dagster_instance, ingest_paths
 from tests.conftest import write
 
 
@@ -42,3 +48,54 @@ async def test_tools_report_an_outage_and_recover(graph, served):
             local.start()
         page = (await client.call_tool("get_page", {"slug": "priya-natarajan"})).structured_content["page"]
         assert page["title"] == "Priya Natarajan"
+
+
+def _cli(*args: str, env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "subtext.cli", *args], cwd=PROJECT_ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_ingest_runs_retry_through_an_outage_and_say_so_when_it_lasts(graph):
+    if not get_settings().uses_embedded_neo4j:
+        pytest.skip("NEO4J_URI points at a server this project did not start, so the test cannot stop it")
+    from subtext.local_neo4j import LocalNeo4j
+
+    write(graph["upload"], "kickoff.md", "Priya Natarajan is leading the Harbour pitch for Acme Corporation.")
+    # NEO4J_URI: the CLI must not start the local server itself, as it does by default.
+    env = {**os.environ, "NEO4J_URI": get_settings().bolt_uri, "SUBTEXT_NEO4J_RETRY_ATTEMPTS": "1", "COLUMNS": "250"}
+    give_up_soon = {**env, "SUBTEXT_RUN_RETRIES": "1", "SUBTEXT_RUN_RETRY_SECONDS": "1"}
+    outlast = {**env, "SUBTEXT_RUN_RETRIES": "6", "SUBTEXT_RUN_RETRY_SECONDS": "3"}
+    local = LocalNeo4j(get_settings())
+    local.stop()
+    try:
+        failed = _cli("ingest", str(graph["upload"]), env=give_up_soon)
+        assert failed.returncode == 1, failed.stdout + failed.stderr
+        error = failed.stderr.strip().splitlines()[-1]
+        assert "of kickoff.md failed: The graph database is unavailable" in error
+        assert "run the same command again" in error
+        status = _cli("status", env=env, timeout=120)
+        assert status.returncode == 1 and "Neo4j: unavailable" in status.stdout
+        latest_run = status.stdout.split("Latest Dagster runs", 1)[1]
+        assert "FAILURE" in latest_run and "The graph database is unavailable" in latest_run
+
+        retrying = subprocess.Popen([sys.executable, "-m", "subtext.cli", "ingest", str(graph["upload"])],
+                                    cwd=PROJECT_ROOT, env=outlast, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(8)  # the run's first attempts meet the outage
+    finally:
+        local.start()
+    stdout, stderr = retrying.communicate(timeout=600)
+    assert retrying.returncode == 0, stdout + stderr
+    assert "1 ingested" in stdout
+    run_prefix = stdout.rsplit("Dagster runs: ", 1)[1].split(",")[0].strip()
+    instance = dagster_instance()
+    run = next(r for r in instance.get_runs(limit=20) if r.run_id.startswith(run_prefix))
+    retries = instance.get_records_for_run(run.run_id, of_type=DagsterEventType.STEP_UP_FOR_RETRY).records
+    assert retries, "the run succeeded without meeting the outage; the test proved nothing"
+    page = graph["db"].read(graph["driver"], get_page, graph["owner"], "priya-natarajan", 20)
+    assert page is not None and len([s for s in recorded_keys(graph) if s == "kickoff.md"]) == 1
+    assert _cli("status", env=env, timeout=120).returncode == 0
+
+
+def recorded_keys(graph) -> list[str]:
+    with graph["driver"].session() as session:
+        return [r["key"] for r in session.run("MATCH (s:Source {owner: $owner}) RETURN s.key AS key", owner=graph["owner"])]
