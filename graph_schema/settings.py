@@ -72,6 +72,11 @@ class Settings(BaseSettings):
     max_file_bytes: int = Field(default=20_000_000, description="Larger files are read up to this size and marked truncated.")
     max_unpacked_bytes: int = Field(default=300_000_000, description="A docx or pptx that would unpack to more than this is refused (zip bombs).")
     max_chunks_per_document: int = Field(default=2_000, description="Chunks past this are not processed; the source is marked truncated.")
+    merge_max_documents_per_transaction: int = Field(
+        default=200,
+        description="A run's documents are written in one transaction, so a crash leaves none half-done; "
+        "larger batches are split into transactions of this many documents.",
+    )
     max_submission_chars: int = Field(default=20_000, description="edit_page_body refuses longer bodies (send several).")
     chunk_target_chars: int = Field(default=1_500, description="Paragraphs are packed into chunks of about this size.")
     max_fact_chars: int = Field(default=600, description="Longer sentences are cut to this length when stored as a fact.")

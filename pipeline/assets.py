@@ -71,7 +71,7 @@ def parsed_documents(
     context: AssetExecutionContext, graph: GraphResource, progress: ResourceParam[ProgressReporter]
 ) -> dict[str, ParsedDocument]:
     started = time.perf_counter()
-    keys = list(context.partition_keys)
+    keys = sorted(context.partition_keys)  # one fixed order for the whole run (see StageStore)
     progress.stage("parse", 0, len(keys))
     with retried_when_graph_unavailable(context):
         parsed = parse_sources(keys, graph.owner_for(keys), get_settings(), graph.driver())
@@ -145,7 +145,7 @@ def resolved_entities(
     return {r.extracted.parsed.key: r for r in resolved}
 
 
-@asset(**_PER_DOCUMENT, description="The document merged into Neo4j: pages, facts with provenance, links (one transaction per document).")
+@asset(**_PER_DOCUMENT, description="The documents merged into Neo4j: pages, facts with provenance, links (the batch in one transaction).")
 def graph_merge(
     context: AssetExecutionContext,
     graph: GraphResource,
@@ -158,9 +158,10 @@ def graph_merge(
     with retried_when_graph_unavailable(context):
         driver = graph.driver()
         owner = graph.owner_for(list(context.partition_keys))
-        for done, document in enumerate(documents_in, start=1):
-            outcomes.extend(merge_documents([document], owner, driver))
-            progress.stage("merge", done, len(documents_in))
+        per_transaction = get_settings().merge_max_documents_per_transaction
+        for written in merge_documents(documents_in, owner, driver, per_transaction):
+            outcomes.extend(written)
+            progress.stage("merge", len(outcomes), len(documents_in))
     seconds = round(time.perf_counter() - started, 3)
     for outcome in outcomes:
         if outcome.status == "failed":

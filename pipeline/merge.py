@@ -1,4 +1,4 @@
-"""Stage 4: turn a resolved document into a write plan and write it, one transaction per document."""
+"""Stage 4: turn resolved documents into write plans and write them, the batch in one transaction."""
 
 from __future__ import annotations
 
@@ -132,23 +132,23 @@ def plan_document_write(owner: str, resolved: ResolvedDocument) -> DocumentWrite
     )
 
 
-def merge_document(driver: neo4j.Driver, owner: str, resolved: ResolvedDocument, previous_hash: str | None) -> MergeOutcome:
-    """Write one document (or record why it failed); the graph changes in one transaction or not at all."""
+def merge_document(tx: neo4j.ManagedTransaction, owner: str, resolved: ResolvedDocument, previous_hash: str | None) -> MergeOutcome:
+    """Write one document (or record why it failed) inside the batch's transaction."""
     parsed = resolved.extracted.parsed
     if parsed.failure is not None:
-        db.write(driver, record_failure, owner, _source_write(parsed, SourceStatus.FAILED, parsed.failure))
+        record_failure(tx, owner, _source_write(parsed, SourceStatus.FAILED, parsed.failure))
         return MergeOutcome(source_id=parsed.source_id, key=parsed.key, status="failed", reason=parsed.failure)
     if parsed.unchanged:
         return MergeOutcome(source_id=parsed.source_id, key=parsed.key, status="unchanged")
     if parsed.deleted:
         if previous_hash is None:  # recorded, so `subtext status` can say what became of it
             reason = "the file no longer exists (deleted before it was read)"
-            db.write(driver, record_failure, owner, _source_write(parsed, SourceStatus.FAILED, reason))
+            record_failure(tx, owner, _source_write(parsed, SourceStatus.FAILED, reason))
             return MergeOutcome(source_id=parsed.source_id, key=parsed.key, status="failed", reason=reason)
-        _, touched = db.write(driver, retire_source, owner, parsed.source_id)
+        _, touched = retire_source(tx, owner, parsed.source_id)
         return MergeOutcome(source_id=parsed.source_id, key=parsed.key, status="retired", pages_updated=touched)
     plan = plan_document_write(owner, resolved)
-    counts = db.write(driver, write_document, owner, plan, previous_hash is not None)
+    counts = write_document(tx, owner, plan, previous_hash is not None)
     focus_created = plan.source.focus_slug if plan.source.focus_slug in counts.pages_created else None
     return MergeOutcome(
         source_id=parsed.source_id,
@@ -160,3 +160,11 @@ def merge_document(driver: neo4j.Driver, owner: str, resolved: ResolvedDocument,
         mentions=sum(len(m.starts) for m in plan.mentions),
         focus_created=focus_created,
     )
+
+
+def merge_batch(tx: neo4j.ManagedTransaction, owner: str, batch: list[ResolvedDocument]) -> list[MergeOutcome]:
+    """A batch of documents in one transaction. They were resolved together (each against the
+    others' new pages), so they are written together: a crash or SIGKILL midway leaves none of
+    them in the graph, and running again gives the graph an uninterrupted run gives, instead of
+    re-resolving the rest without the context of those already written."""
+    return [merge_document(tx, owner, document, document.extracted.parsed.previous_hash) for document in batch]

@@ -108,7 +108,9 @@ class StageStore(ConfigurableIOManager):
     def load_input(self, context: InputContext) -> dict[str, BaseModel]:
         folder = self._dir(context.upstream_output.asset_key.to_user_string())
         loaded = {}
-        for key in context.asset_partition_keys:
+        # Sorted: Dagster hands the keys over in no fixed order, and documents resolved together
+        # must be resolved in the same order on every run for a re-run to give the same graph.
+        for key in sorted(context.asset_partition_keys):
             payload = json.loads((folder / self._file(key)).read_text())
             loaded[key] = _STAGE_MODELS[payload["model"]].model_validate(payload["data"])
         return loaded

@@ -155,7 +155,7 @@ def _check_succeeded(instance: DagsterInstance, run_id: str, success: bool, keys
     what = f"of {keys[0]}" + (f" … {keys[-1]} ({len(keys)} documents)" if len(keys) > 1 else "") if keys else "of the brief"
     raise RunFailed(
         f"The Dagster run {run_id[:8]} {what} failed: {failure_reason(instance, run_id)} "
-        "Nothing half-written stays behind (each document is one transaction); run the same command "
+        "Nothing half-written stays behind (a batch is one transaction); run the same command "
         "again, or re-execute the run in `subtext dagster`."
     )
 

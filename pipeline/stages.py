@@ -3,12 +3,14 @@
     parse_sources -> extract_mentions -> resolve_entities -> merge_documents
 
 Each takes and returns `graph_schema` models; the Dagster assets only call these and report.
-A batch is processed together (one spaCy `nlp.pipe`, embeddings in batches), while the graph
-is written one transaction per document so that one bad document never spoils another.
+A batch is processed together (one spaCy `nlp.pipe`, embeddings in batches) and written in one
+transaction (see `merge_batch`); a document that cannot be read is recorded as failed in that
+same transaction and never stops the others.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import neo4j
@@ -21,7 +23,7 @@ from graph_schema.queries.documents import known_pages, source_states
 from graph_schema.queries.search import vector_candidates
 from graph_schema.settings import Settings
 from pipeline.extract import extract_documents
-from pipeline.merge import merge_document
+from pipeline.merge import merge_batch
 from pipeline.parse import SUBMISSION_PREFIX, parse_document, parse_submission, source_id_for
 from pipeline.resolve import resolve_documents
 
@@ -95,8 +97,10 @@ def resolve_entities(
     return resolve_documents(extracted, known, settings, embed_texts, lookup)
 
 
-def merge_documents(resolved: list[ResolvedDocument], owner: str, driver: neo4j.Driver) -> list[MergeOutcome]:
-    return [
-        merge_document(driver, owner, document, document.extracted.parsed.previous_hash)
-        for document in resolved
-    ]
+def merge_documents(
+    resolved: list[ResolvedDocument], owner: str, driver: neo4j.Driver, max_per_transaction: int
+) -> Iterator[list[MergeOutcome]]:
+    """Write the batch, `max_per_transaction` documents per transaction (so Neo4j's memory stays
+    bounded on very large batches); yields each transaction's outcomes once it is committed."""
+    for start in range(0, len(resolved), max(1, max_per_transaction)):
+        yield db.write(driver, merge_batch, owner, resolved[start : start + max_per_transaction])

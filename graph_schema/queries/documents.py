@@ -151,7 +151,7 @@ RENDER_BODIES = """
 UNWIND $slugs AS slug
 MATCH (p:Page {owner: $owner, slug: slug})
 OPTIONAL MATCH (f:Fact)-[:ABOUT]->(p) WHERE NOT f.retired
-WITH p, f ORDER BY f.first_seen, f.position, f.id
+WITH p, f ORDER BY f.first_seen, f.position, f.text
 WITH p, collect(f.text) AS texts
 SET p.body = reduce(acc = '', t IN texts | acc + CASE WHEN acc = '' THEN '' ELSE '\n' END + '- ' + t),
     p.fact_count = size(texts)
