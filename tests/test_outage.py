@@ -55,7 +55,7 @@ def _cli(*args: str, env: dict[str, str], timeout: float = 600) -> subprocess.Co
                           capture_output=True, text=True, timeout=timeout)
 
 
-def test_ingest_runs_retry_through_an_outage_and_say_so_when_it_lasts(graph):
+def test_ingest_runs_retry_through_an_outage_mid_run_and_say_so_when_it_lasts(graph):
     if not get_settings().uses_embedded_neo4j:
         pytest.skip("NEO4J_URI points at a server this project did not start, so the test cannot stop it")
     from subtext.local_neo4j import LocalNeo4j
@@ -78,22 +78,45 @@ def test_ingest_runs_retry_through_an_outage_and_say_so_when_it_lasts(graph):
         latest_run = status.stdout.split("Latest Dagster runs", 1)[1]
         assert "FAILURE" in latest_run and "The graph database is unavailable" in latest_run
 
-        retrying = subprocess.Popen([sys.executable, "-m", "subtext.cli", "ingest", str(graph["upload"])],
-                                    cwd=PROJECT_ROOT, env=outlast, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(8)  # the run's first attempts meet the outage
+    finally:
+        local.start()
+
+    # Mid-run: once the run's first step has read the graph, the database goes away for a while.
+    instance = dagster_instance()
+    started = time.time()
+    retrying = subprocess.Popen([sys.executable, "-m", "subtext.cli", "ingest", str(graph["upload"])],
+                                cwd=PROJECT_ROOT, env=outlast, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert _wait_for_step(instance, "parsed_documents", since=started, timeout=300), "the run never parsed"
+        local.stop()
+        time.sleep(8)  # the next steps meet the outage
     finally:
         local.start()
     stdout, stderr = retrying.communicate(timeout=600)
     assert retrying.returncode == 0, stdout + stderr
     assert "1 ingested" in stdout
     run_prefix = stdout.rsplit("Dagster runs: ", 1)[1].split(",")[0].strip()
-    instance = dagster_instance()
     run = next(r for r in instance.get_runs(limit=20) if r.run_id.startswith(run_prefix))
     retries = instance.get_records_for_run(run.run_id, of_type=DagsterEventType.STEP_UP_FOR_RETRY).records
     assert retries, "the run succeeded without meeting the outage; the test proved nothing"
     page = graph["db"].read(graph["driver"], get_page, graph["owner"], "priya-natarajan", 20)
     assert page is not None and len([s for s in recorded_keys(graph) if s == "kickoff.md"]) == 1
     assert _cli("status", env=env, timeout=120).returncode == 0
+
+
+def _wait_for_step(instance, step: str, since: float, timeout: float) -> bool:
+    """Whether a run started after `since` finished `step` within `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for run in instance.get_runs(limit=3):
+            stats = instance.get_run_stats(run.run_id)
+            if not stats.start_time or stats.start_time < since:
+                continue
+            done = instance.get_records_for_run(run.run_id, of_type=DagsterEventType.STEP_SUCCESS).records
+            if any(record.event_log_entry.step_key == step for record in done):
+                return True
+        time.sleep(0.2)
+    return False
 
 
 def recorded_keys(graph) -> list[str]:
