@@ -5,10 +5,9 @@ from __future__ import annotations
 import neo4j
 
 from graph_schema import db
-from graph_schema.brief import brief_is_stale
 from graph_schema.models import PersonStatus
 from graph_schema.queries.access import list_owners
-from graph_schema.queries.owners import graph_version
+from graph_schema.queries.brief import load_brief
 from graph_schema.queries.pages import graph_counts
 from graph_schema.queries.status import source_counts, source_problems
 
@@ -16,6 +15,7 @@ from graph_schema.queries.status import source_counts, source_problems
 def person_status(driver: neo4j.Driver, owner: str, name: str, problems_shown: int) -> PersonStatus:
     counts = db.read(driver, graph_counts, owner)
     by_status, truncated = db.read(driver, source_counts, owner)
+    version, brief = db.read(driver, load_brief, owner)  # one read gives both the version and the brief's
     return PersonStatus(
         owner=owner,
         name=name,
@@ -23,8 +23,8 @@ def person_status(driver: neo4j.Driver, owner: str, name: str, problems_shown: i
         facts=counts["facts"],
         sources=by_status,
         truncated=truncated,
-        graph_version=db.read(driver, graph_version, owner),
-        brief_current=not brief_is_stale(driver, owner),
+        graph_version=version,
+        brief_current=brief is not None and brief.graph_version == version,
         problems=db.read(driver, source_problems, owner, problems_shown),
     )
 

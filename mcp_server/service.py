@@ -103,7 +103,6 @@ class GraphService:
         # compile's gathered material by (owner, scope, target, depth, freshness, intent); valid for one graph version
         self._compiled: dict[tuple[str, ...], CompiledPackage] = {}
         self._compiled_lock = threading.Lock()
-        # briefs of limited scopes by (owner, scope); the full brief is cached in the graph
         # Briefs by (person, scope), relied on until a write (see graph_schema.local_writes).
         self._briefs: dict[tuple[str, str], RecentRead[BriefView]] = {}
 

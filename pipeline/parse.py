@@ -171,11 +171,16 @@ def pdf_problem(data: bytes) -> str | None:
     return None
 
 
+def pdf_is_cut_off(data: bytes) -> bool:
+    """A complete PDF ends with an %%EOF marker."""
+    return b"%%EOF" not in data[-2048:]
+
+
 def pdf_without_text_reason(data: bytes) -> str:
     """Why a PDF gave no text: the likeliest cause first."""
     if b"/Encrypt" in data:
         return "it is protected by a password, so its text cannot be read; drop in an unprotected copy"
-    if b"%%EOF" not in data[-2048:]:
+    if pdf_is_cut_off(data):
         return "it is incomplete (cut off before its end: a partial download or copy?)"
     return "no text layer was found (a scanned PDF?)"
 
@@ -238,7 +243,7 @@ def parse_document(path: Path, key: str, owner: str, settings: Settings) -> Pars
     if not text.strip():
         what = pdf_without_text_reason(data) if fmt == "pdf" else "it contains no text"
         return base.model_copy(update={"failure": f"nothing to ingest: {what}"})
-    if fmt == "pdf" and b"%%EOF" not in data[-2048:]:
+    if fmt == "pdf" and pdf_is_cut_off(data):
         note = "the PDF is incomplete (cut off before its end), so only the text before the cut was read"
         truncated = f"{truncated}; {note}" if truncated else note
 

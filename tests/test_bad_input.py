@@ -23,7 +23,7 @@ from dagster import AssetKey, AssetRecordsFilter
 from pypdf import PdfReader, PdfWriter
 
 from graph_schema.queries.pages import get_page
-from graph_schema.settings import PROJECT_ROOT, reset_settings
+from graph_schema.settings import PROJECT_ROOT, get_settings, reset_settings
 from pipeline.run import dagster_instance, document_keys, run_ingest
 from tests.conftest import write
 
@@ -145,7 +145,7 @@ def test_bad_input_never_crashes_a_run_and_every_failure_is_recorded(graph, tmp_
     reset_settings()
     upload, outside = graph["upload"], tmp_path / "outside"
     expect = build_corpus(upload, outside, random.Random(6))
-    keys = document_keys([upload], _settings())
+    keys = document_keys([upload], get_settings())
     assert "link.md" in keys and "vanished.md" not in keys
     keys += ["linked-dir/secret.md", "../outside/secret.md", "vanished.md"]
 
@@ -229,8 +229,3 @@ def test_a_file_that_changes_while_it_is_read_ends_as_its_final_version(graph):
     spans = [s for f in page.facts for s in f.sources]
     assert spans and all("Leila Haddad" in text[s.start : s.end] for s in spans if s.key == "growing.md")
 
-
-def _settings():
-    from graph_schema.settings import get_settings
-
-    return get_settings()
