@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+from enum import Enum
+
 import neo4j
 
 from graph_schema.kinds import PageKind
 from graph_schema.queries.owners import bump_version
+
+
+class LinkOutcome(str, Enum):
+    """What link_pages did."""
+
+    CREATED = "created"  # a new link, made by hand
+    MADE_MANUAL = "made manual"  # documents had implied it; now it is the person's own too
+    ALREADY_MANUAL = "already manual"  # linked by hand before: nothing changed
+    MISSING = "missing"  # one of the pages does not exist (any more)
+
 
 SNAPSHOT_PAGES = """
 MATCH (p:Page {owner: $owner})
@@ -98,6 +110,14 @@ RETURN f.slug AS slug, f.title AS title, count(m) AS members
 ORDER BY members DESC, f.title
 """
 
+# A focus area's title and the key of one document filed under it (the folder it comes from).
+FOCUS_HOME = """
+MATCH (f:Page:Focus {owner: $owner, slug: $slug})
+OPTIONAL MATCH (s:Source {owner: $owner, focus: $slug, kind: $document})
+WITH f, s ORDER BY s.key
+RETURN f.title AS title, collect(s.key)[..1] AS keys
+"""
+
 RENAME_PAGE = """
 MATCH (p:Page {owner: $owner, slug: $slug})
 SET p.aliases = CASE WHEN p.title IN coalesce(p.aliases, []) OR p.title = $title OR p.kind = 'you'
@@ -106,15 +126,31 @@ SET p.aliases = CASE WHEN p.title IN coalesce(p.aliases, []) OR p.title = $title
 RETURN p.slug AS slug
 """
 
-LINK_EXISTS = """
+# Every RELATES_TO between two pages, either way round (there should be at most one).
+LINKS_BETWEEN = """
 MATCH (a:Page {owner: $owner, slug: $a})-[r:RELATES_TO]-(b:Page {owner: $owner, slug: $b})
-RETURN count(r) > 0 AS linked
+RETURN startNode(r).slug AS source, endNode(r).slug AS target, coalesce(r.manual, false) AS manual,
+       coalesce(r.sources, []) AS sources
 """
+
+# A link by hand, as one statement. Both pages are locked first, in slug order (a SET on each:
+# Neo4j's write locks then serialise every link write on the pair, and the fixed order cannot
+# deadlock), so two callers linking a->b and b->a at once find each other's link instead of
+# making two. An existing link (either direction: older versions stored both ways round) is
+# marked manual, so it stays when the documents that implied it change; a new one is stored from
+# the smaller slug to the larger, the direction the pipeline writes (its pairs are sorted too).
 LINK_PAGES = """
-MATCH (a:Page {owner: $owner, slug: $a}), (b:Page {owner: $owner, slug: $b})
-MERGE (a)-[r:RELATES_TO]->(b)
-  ON CREATE SET r.created_at = datetime(), r.sources = []
-SET r.manual = true
+MATCH (first:Page {owner: $owner, slug: $first}), (second:Page {owner: $owner, slug: $second})
+SET first._lock = true, second._lock = true
+REMOVE first._lock, second._lock
+WITH first, second
+OPTIONAL MATCH (first)-[old:RELATES_TO]-(second)
+WITH first, second, collect(old) AS links
+WITH first, second, links, all(r IN links WHERE coalesce(r.manual, false)) AND size(links) > 0 AS was_manual
+FOREACH (r IN links | SET r.manual = true)
+FOREACH (_ IN CASE WHEN size(links) = 0 THEN [1] ELSE [] END |
+  CREATE (first)-[:RELATES_TO {created_at: datetime(), sources: [], manual: true}]->(second))
+RETURN size(links) = 0 AS created, was_manual
 """
 
 
@@ -156,6 +192,12 @@ def focus_index(tx: neo4j.ManagedTransaction, owner: str, visible: list[str] | N
     return [dict(r) for r in tx.run(FOCUS_INDEX, owner=owner, visible=visible)]
 
 
+def focus_home(tx: neo4j.ManagedTransaction, owner: str, slug: str, document_kind: str) -> dict | None:
+    """{title, keys} of a focus area (keys: at most one document filed under it), or None."""
+    record = tx.run(FOCUS_HOME, owner=owner, slug=slug, document=document_kind).single()
+    return dict(record) if record else None
+
+
 def rename_page(tx: neo4j.ManagedTransaction, owner: str, slug: str, title: str) -> bool:
     renamed = tx.run(RENAME_PAGE, owner=owner, slug=slug, title=title).single() is not None
     if renamed:
@@ -163,11 +205,22 @@ def rename_page(tx: neo4j.ManagedTransaction, owner: str, slug: str, title: str)
     return renamed
 
 
-def link_pages(tx: neo4j.ManagedTransaction, owner: str, a: str, b: str) -> bool:
-    """Link two pages; False if they were already linked (nothing written then)."""
-    if tx.run(LINK_EXISTS, owner=owner, a=a, b=b).single()["linked"]:
-        return False
-    tx.run(LINK_PAGES, owner=owner, a=a, b=b).consume()
-    bump_version(tx, owner)
-    return True
+def links_between(tx: neo4j.ManagedTransaction, owner: str, a: str, b: str) -> list[dict]:
+    """The RELATES_TO links joining two pages, as stored (direction, manual, supporting sources)."""
+    return [dict(r) for r in tx.run(LINKS_BETWEEN, owner=owner, a=a, b=b)]
 
+
+def link_pages(tx: neo4j.ManagedTransaction, owner: str, a: str, b: str) -> LinkOutcome:
+    """Link two existing pages by hand (one RELATES_TO, whichever way round they are named)."""
+    first, second = sorted((a, b))
+    record = tx.run(LINK_PAGES, owner=owner, first=first, second=second).single()
+    if record is None:
+        return LinkOutcome.MISSING
+    if record["created"]:
+        outcome = LinkOutcome.CREATED
+    elif record["was_manual"]:
+        return LinkOutcome.ALREADY_MANUAL  # nothing changed: no new graph version
+    else:
+        outcome = LinkOutcome.MADE_MANUAL
+    bump_version(tx, owner)
+    return outcome
