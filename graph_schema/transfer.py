@@ -12,7 +12,12 @@ One JSON object per line, each with a `type`:
 
 For .txt, .md and .rst files, spans index the file's own text, so a scorer can find every mention
 again in the original. Import validates every line first and names the line of any error; then
-it loads everything into an empty graph (it refuses to mix into one that has content).
+it loads everything into an empty graph (it refuses to mix into one that has content), in one
+transaction that holds the person's write lock: a failure midway leaves the graph as it was.
+
+Source, chunk and fact ids are derived from the owner (`source_id_for`, `fact_id`); import gives
+every record the id the importing person's own ingestion computes, so re-ingesting the same files
+there finds them already present instead of adding a second copy.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from graph_schema import db
 from graph_schema.errors import InvalidRequest
 from graph_schema.kinds import PageKind, SourceKind
-from graph_schema.queries.owners import bump_version, ensure_owner
+from graph_schema.queries.owners import bump_version, ensure_owner, lock_graph
 from graph_schema.queries.transfer import (
     EXPORT_QUERIES,
     content_counts,
@@ -36,6 +41,9 @@ from graph_schema.queries.transfer import (
     import_batch,
     recount_facts,
 )
+
+from pipeline.merge import fact_id
+from pipeline.parse import source_id_for
 
 EXPORT_FORMAT = "subtext-export"
 EXPORT_VERSION = 1
@@ -215,30 +223,85 @@ def _first_error(error: ValidationError) -> str:
 def import_records(
     driver: neo4j.Driver, owner: str, owner_name: str, records: list[BaseModel], batch: int = 500
 ) -> dict[str, int]:
-    """Load validated records into the person's graph, which must be empty."""
-    db.write(driver, ensure_owner, owner, owner_name)
-    pages, sources = db.read(driver, content_counts, owner)
+    """Load validated records into the person's graph, which must be empty, all or nothing."""
+    by_type = rekeyed_rows(owner, records)
+    try:
+        db.write(driver, _load, owner, owner_name, by_type, batch)
+    except neo4j.exceptions.Neo4jError as e:  # the transaction was rolled back: nothing is written
+        raise InvalidRequest(
+            f"The import failed while writing ({e.message}). Nothing was imported: the graph of {owner!r} "
+            "is as it was. Fix the export file and import again."
+        ) from e
+    return {t: len(rows) for t, rows in by_type.items()}
+
+
+def _load(
+    tx: neo4j.ManagedTransaction, owner: str, owner_name: str, by_type: dict[str, list[dict[str, Any]]], batch: int
+) -> None:
+    """The whole import in one transaction: the emptiness check and every write see one graph,
+    which no other writer of the person can change meanwhile (the write lock is held)."""
+    ensure_owner(tx, owner, owner_name)
+    lock_graph(tx, owner)
+    pages, sources = content_counts(tx, owner)
     if pages or sources:
         raise InvalidRequest(
             f"The graph of {owner!r} already has {pages} pages and {sources} sources; import only fills an "
             "empty graph. Set SUBTEXT_OWNER to a new name to import beside it."
         )
+    for record_type in RECORD_ORDER:
+        rows = by_type[record_type]
+        for start in range(0, len(rows), batch):
+            import_batch(tx, owner, record_type, rows[start : start + batch])
+    recount_facts(tx, owner)
+    bump_version(tx, owner)
+
+
+def rekeyed_rows(owner: str, records: list[BaseModel]) -> dict[str, list[dict[str, Any]]]:
+    """Rows to write by record type, every owner-derived id recomputed for `owner`: sources from
+    their kind and key, chunks from their source, facts from their text (facts whose new ids
+    coincide become one fact with the sources and pages of both)."""
+    sources = {r.id: source_id_for(owner, r.kind, r.key) for r in records if isinstance(r, SourceRecord)}
     by_type: dict[str, list[dict[str, Any]]] = {t: [] for t in RECORD_ORDER}
+    facts: dict[str, dict[str, Any]] = {}
     for record in records:
         if isinstance(record, MetaRecord):
             continue
         row = record.model_dump(mode="json")
+        record_type = row.pop("type")
         if isinstance(record, PageRecord):
             row["label"] = record.kind.label  # labels only ever come from the PageKind enum
-        by_type[row.pop("type")].append(row)
-    for record_type in RECORD_ORDER:
-        rows = by_type[record_type]
-        for start in range(0, len(rows), batch):
-            db.write(driver, import_batch, owner, record_type, rows[start : start + batch])
+            row["created_by"] = sources.get(record.created_by, record.created_by)
+        elif isinstance(record, SourceRecord):
+            row["id"] = sources[record.id]
+        elif isinstance(record, ChunkRecord):
+            row["id"], row["source"] = _chunk_id(record, sources), sources.get(record.source, record.source)
+        elif isinstance(record, MentionRecord):
+            row["source"] = sources.get(record.source, record.source)
+        elif isinstance(record, LinkRecord) and record.sources is not None:
+            row["sources"] = [sources.get(s, s) for s in record.sources]
+        elif isinstance(record, FactRecord):
+            _add_fact(facts, owner, row, sources)
+            continue
+        by_type[record_type].append(row)
+    by_type["fact"] = list(facts.values())
+    return by_type
 
-    def finish(tx: neo4j.ManagedTransaction) -> None:
-        recount_facts(tx, owner)
-        bump_version(tx, owner)
 
-    db.write(driver, finish)
-    return {t: len(rows) for t, rows in by_type.items()}
+def _chunk_id(chunk: ChunkRecord, sources: dict[str, str]) -> str:
+    """A chunk's id is its source's id and a suffix; the suffix stays, the source part is renamed."""
+    new_source = sources.get(chunk.source)
+    if new_source is None or not chunk.id.startswith(chunk.source):
+        return chunk.id
+    return new_source + chunk.id[len(chunk.source) :]
+
+
+def _add_fact(facts: dict[str, dict[str, Any]], owner: str, row: dict[str, Any], sources: dict[str, str]) -> None:
+    row["id"] = fact_id(owner, row["text"])
+    row["created_by"] = sources.get(row["created_by"], row["created_by"])
+    for source in row["sources"]:
+        source["source"] = sources.get(source["source"], source["source"])
+    same = facts.setdefault(row["id"], row)
+    if same is not row:
+        same["sources"] += [s for s in row["sources"] if s not in same["sources"]]
+        same["about"] = sorted({*same["about"], *row["about"]})
+        same["retired"] = same["retired"] and row["retired"]

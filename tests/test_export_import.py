@@ -8,7 +8,14 @@ import subprocess
 import sys
 import uuid
 
+import pytest
+
+from graph_schema.errors import InvalidRequest
+from graph_schema.kinds import SourceKind
 from graph_schema.settings import PROJECT_ROOT
+from graph_schema.transfer import import_records, parse_records, write_export
+from pipeline.merge import fact_id
+from pipeline.parse import source_id_for
 from pipeline.run import ingest_paths
 from tests.conftest import write
 
@@ -25,14 +32,45 @@ def _cli(*args: str, owner: str, upload, stdin: str | None = None) -> subprocess
                           capture_output=True, text=True, input=stdin, timeout=300)
 
 
-def _comparable(path) -> dict[str, list]:
-    """Records by type, without the parts an import legitimately changes (export time)."""
+def _records(path) -> dict[str, list]:
+    """Records by type, as exported (the meta line left out: its time and owner differ)."""
     by_type: dict[str, list] = {}
     for line in path.read_text().splitlines():
         record = json.loads(line)
         if record["type"] != "meta":
             by_type.setdefault(record["type"], []).append(record)
     return by_type
+
+
+def _comparable(path) -> dict[str, list]:
+    """Records by type, without the parts an import legitimately changes: the export time and the
+    ids derived from the owner (a source is named by its kind and key, a chunk by its source and
+    index, a fact by its text), so two people's exports of one graph compare equal."""
+    by_type = _records(path)
+    source = {s["id"]: f"{s['kind']}:{s['key']}" for s in by_type.get("source", [])}
+    fact = {f["id"]: f["text"] for f in by_type.get("fact", [])}
+
+    def rename(value):
+        if isinstance(value, str):
+            return source.get(value, fact.get(value, value))
+        if isinstance(value, list):
+            return [rename(v) for v in value]
+        if isinstance(value, dict):
+            return {k: rename(v) for k, v in value.items()}
+        return value
+
+    for chunk in by_type.get("chunk", []):
+        chunk["id"] = f"{source[chunk['source']]}#{chunk['index']}"
+    renamed = {t: [rename(r) for r in records] for t, records in by_type.items()}
+    for record in renamed.get("fact", []):  # exported in source-id order, which the renaming changed
+        record["sources"] = sorted(record["sources"], key=lambda s: json.dumps(s, sort_keys=True))
+    return {t: sorted(records, key=lambda r: json.dumps(r, sort_keys=True)) for t, records in renamed.items()}
+
+
+def _counts(graph, owner: str) -> dict[str, int]:
+    with graph["driver"].session() as session:
+        return {label: session.run(f"MATCH (n:{label} {{owner: $owner}}) RETURN count(n) AS n", owner=owner).single()["n"]
+                for label in ("Page", "Source", "Chunk", "Fact")}
 
 
 def test_export_then_import_round_trips(graph, tmp_path):
@@ -43,7 +81,7 @@ def test_export_then_import_round_trips(graph, tmp_path):
     exported = tmp_path / "graph.jsonl"
     done = _cli("export", str(exported), owner=graph["owner"], upload=graph["upload"])
     assert done.returncode == 0, done.stderr
-    records = _comparable(exported)
+    records = _records(exported)
     assert {"page", "source", "chunk", "fact", "mention", "link"} <= set(records)
 
     # Spans index the file's own text: every mention can be found again in the original.
@@ -62,7 +100,12 @@ def test_export_then_import_round_trips(graph, tmp_path):
     assert done.returncode == 0, done.stderr
     again = tmp_path / "again.jsonl"
     assert _cli("export", str(again), owner=other, upload=graph["upload"]).returncode == 0
-    assert _comparable(again) == records
+    assert _comparable(again) == _comparable(exported)
+    # The ids are the importing person's own: what ingesting the same files there would give.
+    for source in _records(again)["source"]:
+        assert source["id"] == source_id_for(other, SourceKind(source["kind"]), source["key"])
+    for fact in _records(again)["fact"]:
+        assert fact["id"] == fact_id(other, fact["text"])
 
     # Importing into a graph that has content is refused, and says what to do instead.
     done = _cli("import", str(exported), owner=other, upload=graph["upload"])
@@ -80,3 +123,49 @@ def test_import_names_the_bad_line(graph, tmp_path):
     done = _cli("import", str(bad), owner=f"test-bad-{uuid.uuid4().hex[:8]}", upload=graph["upload"])
     assert done.returncode == 1
     assert "bad.jsonl, line 3" in done.stderr and "kind" in done.stderr
+
+
+def _export(graph, path) -> None:
+    with path.open("w", encoding="utf-8") as handle:
+        write_export(graph["driver"], graph["owner"], handle)
+
+
+def test_import_under_another_owner_then_reingest_duplicates_nothing(graph, tmp_path):
+    write(graph["upload"], "harbour/kickoff.md", NOTES)
+    assert ingest_paths([graph["upload"]]).count("ingested") == 1
+    exported = tmp_path / "graph.jsonl"
+    _export(graph, exported)
+
+    other = f"test-import-{uuid.uuid4().hex[:8]}"
+    with exported.open(encoding="utf-8") as handle:
+        import_records(graph["driver"], other, other, parse_records(handle, str(exported)))
+    imported = _counts(graph, other)
+    assert imported == _counts(graph, graph["owner"])
+
+    # The same files ingested again by the importing person are recognised as already there.
+    report = ingest_paths([graph["upload"]], owner=other)
+    assert [o.status for o in report.outcomes] == ["unchanged"]
+    assert _counts(graph, other) == imported
+
+
+def test_import_failing_midway_leaves_the_graph_as_it_was(graph, tmp_path):
+    write(graph["upload"], "harbour/kickoff.md", NOTES)
+    assert ingest_paths([graph["upload"]]).count("ingested") == 1
+    exported = tmp_path / "graph.jsonl"
+    _export(graph, exported)
+    # The last link carries a time the database cannot read: every line is valid JSON of the
+    # right shape, so the failure comes while writing, after pages, sources and facts.
+    lines = exported.read_text().splitlines()
+    last_link = max(i for i, line in enumerate(lines) if json.loads(line)["type"] == "link")
+    record = json.loads(lines[last_link])
+    record["created_at"] = "the day before yesterday"
+    lines[last_link] = json.dumps(record)
+    exported.write_text("\n".join(lines) + "\n")
+
+    other = f"test-import-{uuid.uuid4().hex[:8]}"
+    with exported.open(encoding="utf-8") as handle:
+        records = parse_records(handle, str(exported))
+    with pytest.raises(Exception) as failure:
+        import_records(graph["driver"], other, other, records)
+    assert _counts(graph, other) == {"Page": 0, "Source": 0, "Chunk": 0, "Fact": 0}
+    assert isinstance(failure.value, InvalidRequest) and "Nothing was imported" in str(failure.value), failure.value

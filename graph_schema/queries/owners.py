@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import neo4j
 
+from graph_schema.errors import InvalidRequest
+
 ENSURE_OWNER = """
 MERGE (o:Owner {id: $owner})
   ON CREATE SET o.owner = $owner, o.name = $name, o.version = 0, o.created_at = datetime()
@@ -21,6 +23,15 @@ GRAPH_VERSION = "MATCH (o:Owner {id: $owner}) RETURN o.version AS version"
 
 OWNER_EXISTS = "MATCH (o:Owner {id: $owner}) RETURN o.name AS name"
 
+# The person's write lock. A write to their Owner node is locked by Neo4j until the transaction
+# commits or rolls back, so a writer that runs this first waits for every other writer of the
+# person, in any process, and no lock outlives a crashed process (its transaction is rolled back).
+LOCK_GRAPH = """
+MATCH (o:Owner {id: $owner})
+SET o.last_write_at = datetime()
+RETURN o.version AS version
+"""
+
 
 def ensure_owner(tx: neo4j.ManagedTransaction, owner: str, name: str) -> int:
     return tx.run(ENSURE_OWNER, owner=owner, name=name).single()["version"]
@@ -28,6 +39,15 @@ def ensure_owner(tx: neo4j.ManagedTransaction, owner: str, name: str) -> int:
 
 def bump_version(tx: neo4j.ManagedTransaction, owner: str) -> int:
     return tx.run(BUMP_VERSION, owner=owner).single()["version"]
+
+
+def lock_graph(tx: neo4j.ManagedTransaction, owner: str) -> int:
+    """Hold the person's write lock until `tx` ends; returns the graph version, which no other
+    writer can move meanwhile. The Owner node must exist (`ensure_owner`)."""
+    record = tx.run(LOCK_GRAPH, owner=owner).single()
+    if record is None:
+        raise InvalidRequest(f"There is no person {owner!r} in the graph to write to; `subtext init` adds the default one.")
+    return record["version"]
 
 
 def graph_version(tx: neo4j.ManagedTransaction, owner: str) -> int:
