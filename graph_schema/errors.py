@@ -7,7 +7,8 @@
     ├── DocumentError             one document could not be read or parsed (names file and reason)
     ├── AccessRefused             the caller's key does not allow the call (says which setting)
     ├── RateLimited               too many calls this minute (says when to try again)
-    └── RunFailed                 a pipeline run failed (says why, and how to run it again)
+    ├── RunFailed                 a pipeline run failed (says why, and how to run it again)
+    └── UploadRefused             POST /api/upload cannot take this request (carries its HTTP status)
 
 Messages are sentences that say what to do next; third-party errors are wrapped at the
 boundary with `raise ... from e`.
@@ -60,3 +61,12 @@ class RateLimited(SubtextError):
 
 class RunFailed(SubtextError):
     """A Dagster run of the pipeline failed; the message names the run and the reason."""
+
+
+class UploadRefused(SubtextError):
+    """An upload the endpoint refuses; `status` is the HTTP status it answers with (4xx)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        self.status = status
+        self.message = message
+        super().__init__(message)

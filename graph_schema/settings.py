@@ -77,6 +77,11 @@ class Settings(BaseSettings):
         description="A run's documents are written in one transaction, so a crash leaves none half-done; "
         "larger batches are split into transactions of this many documents.",
     )
+    stage_output_keep_hours: float = Field(
+        default=24.0,
+        description="A document's pipeline-step outputs from earlier runs are deleted once this old "
+        "(the newest is always kept, so one step can be re-run alone).",
+    )
     max_submission_chars: int = Field(default=20_000, description="edit_page_body refuses longer bodies (send several).")
     chunk_target_chars: int = Field(default=1_500, description="Paragraphs are packed into chunks of about this size.")
     max_fact_chars: int = Field(default=600, description="Longer sentences are cut to this length when stored as a fact.")

@@ -56,6 +56,8 @@ assistants recorded.
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
 WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+# Each edit_page_body call is a new submission (a new source, new pages): calling it twice is not calling it once.
+SUBMIT = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False)
 SLUG = Field(description="A page's slug, exactly as search, graph_snapshot or a link gave it. Never guess one.")
 
 
@@ -124,8 +126,8 @@ def build_server(service: GraphService | None = None, *, stdio: bool = False) ->
         slug: Annotated[str, Field(description="The page's slug, exactly as search, graph_snapshot or a link gave it.")],
     ) -> PageAnswer:
         """Reads one page in full: title, kind, body, aliases, its facts with the sources they came
-        from, and its links. Returns no page (and a message) if the slug does not exist; never
-        guess a slug."""
+        from, and its links. A slug that does not exist is an error (as in every tool); never guess
+        a slug."""
         return _call("get_page", lambda a: service.get_page(a, slug))
 
     @mcp.tool(title="Scope", annotations=READ_ONLY)
@@ -186,7 +188,7 @@ def build_server(service: GraphService | None = None, *, stdio: bool = False) ->
         links first. An empty path is a normal answer."""
         return _call("traverse", lambda a: service.traverse(a, from_slug, edge_type, within, limit))
 
-    @mcp.tool(title="Submit page update", annotations=WRITE)
+    @mcp.tool(title="Submit page update", annotations=SUBMIT)
     def edit_page_body(
         body: Annotated[str, Field(description="New information as prose (\"Decided on 12 March to launch the "
                                    "Harbour pitch in April; Priya is leading\"), not an edited copy of a page.")],
@@ -198,7 +200,9 @@ def build_server(service: GraphService | None = None, *, stdio: bool = False) ->
         what the text is about, adds facts to those pages and creates pages where needed. It never
         overwrites a page and cannot delete a fact by leaving it out. Pass exactly one of slug or
         new_project. Use it without asking when the user settles something durable, never for
-        passing chatter, then say plainly what was recorded (the answer lists what changed)."""
+        passing chatter, then say plainly what was recorded (the answer lists what changed). Through a
+        key limited to a focus area, the text is filed under that area, new_project is refused, and
+        text about anything outside the area is refused as a whole (nothing is written)."""
         return _call("edit_page_body", lambda a: service.edit_page_body(a, body, slug, new_project))
 
     @mcp.tool(title="Rename page", annotations=WRITE)
@@ -216,8 +220,9 @@ def build_server(service: GraphService | None = None, *, stdio: bool = False) ->
         to_slug: Annotated[str, SLUG],
     ) -> LinkAnswer:
         """Records that two existing pages are related (a RELATES_TO link). It never creates pages
-        and is not for filing something under a focus area. Returns ok; linking an already linked
-        pair is ok too and says so."""
+        and is not for filing something under a focus area. The link is the user's own from then on:
+        it stays even when the documents that also implied it change. Linking an already linked pair
+        (either way round) says so; a slug that does not exist is an error."""
         return _call("link_pages", lambda a: service.link_pages(a, from_slug, to_slug))
 
     return mcp

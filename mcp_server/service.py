@@ -8,6 +8,7 @@ outside the scope behaves exactly as if it did not exist.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 
 import neo4j
 from pydantic import BaseModel, Field
@@ -23,16 +24,18 @@ from graph_schema.errors import AccessRefused, InvalidRequest, PageNotFound
 from graph_schema.kinds import PageKind
 from graph_schema.local_writes import RecentRead, written_stamp
 from graph_schema.queries import navigation
+from graph_schema.queries.navigation import LinkOutcome
 from graph_schema.queries.access import visible_slugs
 from graph_schema.queries.owners import ensure_owner, graph_version
 from graph_schema.queries.pages import get_page, page_refs
 from graph_schema.queries.schema import create_schema
 from graph_schema.queries.search import fulltext_search, vector_search
 from graph_schema.settings import Settings, get_settings
+from mcp_server.scoped_writes import check_submission_in_scope, home_focus, refuse_new_project
 
 
 class PageAnswer(BaseModel):
-    page: PageDetail | None = None
+    page: PageDetail
     message: str | None = None
     sources: list[PageRef] = Field(default_factory=list)
 
@@ -80,7 +83,8 @@ class ScopeAnswer(BaseModel):
 
 
 class LinkAnswer(BaseModel):
-    ok: bool
+    """What link_pages did (a refusal raises instead)."""
+
     message: str
 
 
@@ -100,8 +104,9 @@ class GraphService:
         self.settings = settings or get_settings()
         self._driver: neo4j.Driver | None = None
         self._lock = threading.Lock()
-        # compile's gathered material by (owner, scope, target, depth, freshness, intent); valid for one graph version
-        self._compiled: dict[tuple[str, ...], CompiledPackage] = {}
+        # compile's gathered material by (owner, scope, target, depth, freshness, intent); valid for one graph
+        # version. The intent is free text, so the cache is bounded: least recently used go first.
+        self._compiled: OrderedDict[tuple[str, ...], CompiledPackage] = OrderedDict()
         self._compiled_lock = threading.Lock()
         # Briefs by (person, scope), relied on until a write (see graph_schema.local_writes).
         self._briefs: dict[tuple[str, str], RecentRead[BriefView]] = {}
@@ -203,10 +208,7 @@ class GraphService:
         page = db.read(self.driver(), get_page, access.owner, slug, self.settings.get_page_max_facts,
                        visible=self.visible(access))
         if page is None:
-            return PageAnswer(
-                message=f"No page has the slug {slug!r}. Do not guess slugs: look it up with search "
-                "or graph_snapshot and use the slug they return."
-            )
+            raise PageNotFound(slug)
         message = None
         if page.facts_total > len(page.facts):
             message = (
@@ -316,13 +318,13 @@ class GraphService:
         version = db.read(self.driver(), graph_version, access.owner)
         with self._compiled_lock:
             package = self._compiled.get(key)
+            if package is not None:
+                self._compiled.move_to_end(key)
         cached = package is not None and package.graph_version == version
         if not cached:
             package = gather(self.driver(), access.owner, ref, depth, intent, freshness, since, self.settings, visible)
             package.graph_version = version
-            with self._compiled_lock:
-                self._compiled = {k: v for k, v in self._compiled.items() if v.graph_version == version}
-                self._compiled[key] = package
+            self._remember_compiled(key, package)
         sources = [package.target, *[PageRef(slug=i.slug, title=i.title, kind=i.kind) for i in package.items]]
         return CompileAnswer(
             target=package.target, depth=depth, shape=shape, intent=intent, freshness=freshness,
@@ -331,6 +333,17 @@ class GraphService:
             omitted=package.omitted, estimated_tokens=package.estimated_tokens, cached=cached, note=note,
             sources=sources,
         )
+
+    def _remember_compiled(self, key: tuple[str, ...], package: CompiledPackage) -> None:
+        """Cache a package: older graph versions' packages go, then the least recently used ones
+        beyond `compile_cache_max_entries` (intents are free text, so keys never repeat by themselves)."""
+        with self._compiled_lock:
+            for stale in [k for k, v in self._compiled.items() if v.graph_version != package.graph_version]:
+                del self._compiled[stale]
+            self._compiled[key] = package
+            self._compiled.move_to_end(key)
+            while len(self._compiled) > max(1, self.settings.compile_cache_max_entries):
+                self._compiled.popitem(last=False)
 
     # ------------------------------------------------------------------ writes
 
@@ -353,10 +366,18 @@ class GraphService:
         visible = self.visible(access)
         self._ref(access, from_slug, visible)
         self._ref(access, to_slug, visible)
-        created = db.write(self.driver(), navigation.link_pages, access.owner, from_slug, to_slug)
-        if created:
-            return LinkAnswer(ok=True, message=f"Linked {from_slug} and {to_slug} (RELATES_TO).")
-        return LinkAnswer(ok=True, message=f"{from_slug} and {to_slug} were already linked; nothing changed.")
+        outcome = db.write(self.driver(), navigation.link_pages, access.owner, from_slug, to_slug)
+        if outcome is LinkOutcome.MISSING:  # deleted (folded) between the check and the write
+            raise PageNotFound(from_slug if not self._exists(access, from_slug, visible) else to_slug)
+        if outcome is LinkOutcome.CREATED:
+            return LinkAnswer(message=f"Linked {from_slug} and {to_slug} (RELATES_TO).")
+        if outcome is LinkOutcome.MADE_MANUAL:
+            return LinkAnswer(message=f"{from_slug} and {to_slug} were linked by their documents; the link is now "
+                                      "also yours, so it stays if those documents change.")
+        return LinkAnswer(message=f"{from_slug} and {to_slug} were already linked; nothing changed.")
+
+    def _exists(self, access: Access, slug: str, visible: list[str] | None) -> bool:
+        return bool(db.read(self.driver(), page_refs, access.owner, [slug], visible))
 
     def edit_page_body(self, access: Access, body: str, slug: str | None, new_project: str | None) -> EditAnswer:
         self.check_can_write(access, needs_full_context=True)
@@ -371,19 +392,29 @@ class GraphService:
             )
         if new_project is not None and not new_project.strip():
             raise InvalidRequest("new_project must name the project.")
+        visible = self.visible(access)
         if slug is not None:
-            self._ref(access, slug, self.visible(access))
+            self._ref(access, slug, visible)
+        else:
+            refuse_new_project(access)
+        driver = self.driver()
+        # A limited key: filed under its focus area, and refused if it would write outside its scope
+        # (see mcp_server.scoped_writes).
+        home = home_focus(driver, access)
+        project = new_project.strip() if new_project else home["title"] if home else None
+        if visible is not None:
+            check_submission_in_scope(driver, access, visible, body, slug, project, self.settings)
         from pipeline.run import submit_text  # the pipeline's public way in; loads its models on first use
 
-        outcome = submit_text(
-            body, owner=access.owner, anchor_slug=slug,
-            new_project=new_project.strip() if new_project else None, author=access.author,
-        )
+        outcome = submit_text(body, owner=access.owner, anchor_slug=slug, new_project=project, author=access.author)
         if outcome.status == "failed":
             raise InvalidRequest(f"The text could not be ingested: {outcome.reason}")
-        driver = self.driver()
-        created = db.read(driver, page_refs, access.owner, outcome.pages_created)
-        updated = db.read(driver, page_refs, access.owner, outcome.pages_updated)
+        # Only pages the key can see now (new members of its focus area included) are named.
+        visible = self.visible(access)
+        if visible is not None:
+            visible = [*visible, "you"]
+        created = db.read(driver, page_refs, access.owner, outcome.pages_created, visible)
+        updated = db.read(driver, page_refs, access.owner, outcome.pages_updated, visible)
         focus = next((p for p in created if p.slug == outcome.focus_created), None)
         message = (
             f"Recorded {outcome.facts_added} new fact{'s' if outcome.facts_added != 1 else ''}; "

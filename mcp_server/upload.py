@@ -2,7 +2,9 @@
 the caller's upload folder, where the pipeline's sensor picks it up.
 
 Nothing the client sends becomes a path: files are saved under a generated name that keeps only
-a supported extension. Errors are JSON `{"error": "..."}` with a 4xx status.
+a supported extension. A key limited to a focus area uploads into that focus area's folder, so
+what it sends is filed there. Errors are JSON `{"error": "..."}`: 4xx for a refused request,
+503 only when the graph cannot be reached.
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from graph_schema.access import Access
-from graph_schema.errors import AccessRefused, RateLimited, SubtextError
+from graph_schema.errors import AccessRefused, GraphUnavailable, RateLimited, SubtextError, UploadRefused
 from graph_schema.keys import authenticate
 from graph_schema.upload_folders import SUPPORTED_SUFFIXES, person_upload_dir
 from mcp_server.rate_limit import RateLimiter
+from mcp_server.scoped_writes import home_focus
 from mcp_server.service import GraphService
 
 SOURCE_FIELDS = {"app", "url", "title"}
@@ -28,12 +31,6 @@ SOURCE_FIELDS = {"app", "url", "title"}
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status, headers=headers)
-
-
-class UploadRefused(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        self.status = status
-        self.message = message
 
 
 async def _read_capped(request: Request, cap: int) -> bytes:
@@ -125,7 +122,7 @@ def build_upload_endpoint(service: GraphService, limiter: RateLimiter):
                 data, suffix = await _file_from_form(request, body, settings.max_upload_bytes)
             if not data.strip():
                 raise UploadRefused(400, "The file is empty; there is nothing to ingest.")
-            folder = person_upload_dir(settings, access.owner)
+            folder = await anyio.to_thread.run_sync(lambda: _folder_for(service, access))
             name = f"upload-{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}{suffix}"
             await anyio.to_thread.run_sync(lambda: _save(folder, name, data))
             key = (folder / name).relative_to(settings.upload_dir).as_posix()
@@ -134,10 +131,21 @@ def build_upload_endpoint(service: GraphService, limiter: RateLimiter):
             return _error(e.status, e.message)
         except RateLimited as e:
             return _error(429, str(e), {"Retry-After": str(e.retry_after)})
-        except SubtextError as e:
+        except GraphUnavailable as e:
             return _error(503, str(e))
+        except AccessRefused as e:
+            return _error(403, str(e))
+        except SubtextError as e:  # any other refusal is about the request, not an outage
+            return _error(400, str(e))
 
     return upload
+
+
+def _folder_for(service: GraphService, access: Access):
+    """The caller's upload folder; for a key limited to a focus area, that area's subfolder."""
+    home = home_focus(service.driver(), access)
+    folder = person_upload_dir(service.settings, access.owner)
+    return folder / home["folder"] if home else folder
 
 
 def _save(folder, name: str, data: bytes) -> None:

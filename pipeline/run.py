@@ -7,7 +7,6 @@ the UI, so a person can open any of them in `subtext dagster` afterwards.
 from __future__ import annotations
 
 import os
-import shutil
 import threading
 import uuid
 from datetime import datetime, timezone
@@ -18,11 +17,12 @@ from dagster import DagsterInstance, materialize
 from dagster._core.instance.ref import InstanceRef
 from pydantic import BaseModel, Field
 
-from graph_schema.errors import RunFailed
+from graph_schema.errors import InvalidRequest, RunFailed
 from graph_schema.models import MergeOutcome
 from graph_schema.settings import Settings, get_settings
 from pipeline.assets import INGEST_ASSETS, context_brief, documents
 from pipeline.definitions import GRAPH_WRITES_TAG
+from pipeline.imports import import_file
 from pipeline.parse import SUBMISSION_PREFIX, Submission, submission_file
 from pipeline.resources import GraphResource, ProgressReporter, StageStore
 from pipeline.run_history import failure_reason
@@ -74,15 +74,23 @@ def document_keys(paths: Iterable[Path], settings: Settings) -> list[str]:
     """Keys of the documents to ingest; files outside the upload folder are copied into it first.
 
     A folder's contents land at the top of the upload folder (its subfolders become focus areas);
-    a single file lands at the top. Files of unsupported formats are still keyed, so the run
-    reports why they were skipped instead of ignoring them silently.
+    a single file lands at the top. A copy never overwrites a different document of the same
+    name (see pipeline.imports). Files of unsupported formats are still keyed, so the run reports
+    why they were skipped instead of ignoring them silently. A path that does not exist is an
+    error, unless it is in the upload folder: then its document is retired.
     """
     upload = settings.upload_dir.resolve()
     upload.mkdir(parents=True, exist_ok=True)
+    given = [Path(p).absolute() for p in paths]
+    missing = [p for p in given if not p.exists() and not _inside(p, upload)]
+    if missing:
+        raise InvalidRequest(
+            f"{missing[0]} does not exist, so nothing was ingested. To take a document out of the graph, "
+            f"delete it from the upload folder ({upload})."
+        )
     keys: list[str] = []
-    for given in paths:
-        path = Path(given).absolute()
-        inside = path.resolve() == upload or upload in path.resolve().parents
+    for path in given:
+        inside = _inside(path, upload)
         if path.is_dir():
             files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
             for file in files:
@@ -90,19 +98,17 @@ def document_keys(paths: Iterable[Path], settings: Settings) -> list[str]:
                 if inside:  # keyed by where it sits, not where a symlink points (parse refuses those)
                     keys.append((path.resolve() / relative).relative_to(upload).as_posix())
                 else:
-                    target = upload / relative
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    if not target.exists() or target.read_bytes() != file.read_bytes():
-                        shutil.copy2(file, target)
-                    keys.append(relative.as_posix())
+                    keys.append(import_file(file, upload / relative, settings).relative_to(upload).as_posix())
         elif inside:
             keys.append((path.parent.resolve() / path.name).relative_to(upload).as_posix())
         else:
-            target = upload / path.name
-            if path.exists() and (not target.exists() or target.read_bytes() != path.read_bytes()):
-                shutil.copy2(path, target)
-            keys.append(path.name if path.exists() else str(path))
+            keys.append(import_file(path, upload / path.name, settings).relative_to(upload).as_posix())
     return list(dict.fromkeys(keys))
+
+
+def _inside(path: Path, upload: Path) -> bool:
+    resolved = path.resolve()
+    return resolved == upload or upload in resolved.parents
 
 
 def _contiguous_groups(keys: list[str], order: list[str]) -> list[list[str]]:
@@ -119,7 +125,7 @@ def _contiguous_groups(keys: list[str], order: list[str]) -> list[list[str]]:
 
 
 def run_ingest(keys: list[str], owner: str | None = None, progress: ProgressReporter | None = None) -> IngestReport:
-    """Ingest documents already in the upload folder by key, then refresh the brief."""
+    """Ingest documents already in the upload folder by key; each run also refreshes the brief."""
     settings = get_settings()
     instance = dagster_instance(settings)
     existing = set(instance.get_dynamic_partitions(documents.name))
@@ -129,7 +135,7 @@ def run_ingest(keys: list[str], owner: str | None = None, progress: ProgressRepo
     order = instance.get_dynamic_partitions(documents.name)
     resources = {
         "graph": GraphResource(owner=owner or ""),
-        "stage_store": StageStore(),
+        "stage_store": StageStore(owner=owner or ""),
         "progress": progress or ProgressReporter(),
     }
     report = IngestReport()
@@ -140,19 +146,16 @@ def run_ingest(keys: list[str], owner: str | None = None, progress: ProgressRepo
         report.run_ids.append(result.run_id)
         _check_succeeded(instance, result.run_id, result.success, group)
         report.outcomes.extend(result.output_for_node("graph_merge").values())
-    brief = materialize([context_brief], instance=instance, resources=resources, tags=GRAPH_WRITES_TAG,
-                        run_config=QUIET_CONSOLE, raise_on_error=False)
-    report.run_ids.append(brief.run_id)
-    _check_succeeded(instance, brief.run_id, brief.success, [])
-    materializations = brief.asset_materializations_for_node("context_brief")
-    report.brief_rebuilt = bool(materializations and materializations[0].metadata["rebuilt"].value)
+        # The run's last step refreshed the brief of the person it wrote for (pipeline.assets).
+        briefs = result.asset_materializations_for_node(context_brief.op.name)
+        report.brief_rebuilt |= any(m.metadata["rebuilt"].value for m in briefs)
     return report
 
 
 def _check_succeeded(instance: DagsterInstance, run_id: str, success: bool, keys: list[str]) -> None:
     if success:
         return
-    what = f"of {keys[0]}" + (f" … {keys[-1]} ({len(keys)} documents)" if len(keys) > 1 else "") if keys else "of the brief"
+    what = f"of {keys[0]}" + (f" … {keys[-1]} ({len(keys)} documents)" if len(keys) > 1 else "")
     raise RunFailed(
         f"The Dagster run {run_id[:8]} {what} failed: {failure_reason(instance, run_id)} "
         "Nothing half-written stays behind (a batch is one transaction); run the same command "

@@ -31,13 +31,15 @@ from pipeline.resolve import resolve_documents
 def path_of_key(key: str, settings: Settings) -> Path | str:
     """The file behind a document key, or a reason it may not be read.
 
-    Relative keys live in the upload folder; absolute keys are files ingested from elsewhere.
-    Nothing that resolves (through `..` or a symlink) outside the upload folder is read.
+    A key is a path relative to the upload folder (`subtext ingest` copies outside files in
+    first). An absolute key, say one typed into the Dagster UI, is refused, and nothing that
+    resolves (through `..` or a symlink) outside the upload folder is read.
     """
     upload_dir = settings.upload_dir.resolve()
     path = Path(key)
     if path.is_absolute():
-        return path
+        return ("it is an absolute path, and a document key is a path inside the upload folder, so it was not "
+                "read; ingest the file with `subtext ingest PATH`, which copies it into the upload folder")
     candidate = upload_dir / path
     resolved = candidate.resolve()
     if resolved != upload_dir and upload_dir not in resolved.parents:

@@ -1,0 +1,101 @@
+"""Scope holds on writes: a `focus:` key's edit_page_body files what it records under its focus
+area, never attaches facts to pages outside it, and its answer names only pages it may see; its
+uploads land in the focus area's folder. No answer reveals that a hidden slug exists."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+from fastmcp import Client
+from fastmcp.exceptions import ToolError
+
+from graph_schema.queries.pages import get_page
+from pipeline.run import ingest_paths
+from tests.conftest import make_key, write
+
+HARBOUR = """Priya Natarajan is leading the Harbour pitch for Acme Corporation.
+Daniel Okafor from Northwind Logistics will share the shipping volumes with Priya Natarajan.
+"""
+ORCHARD = "Lucia Ferreira runs the Orchard cooperative with Greenfield Farms. Lucia Ferreira uses Airtable."
+HIDDEN = ["lucia-ferreira", "orchard", "greenfield-farms", "airtable", "Lucia", "Orchard", "Greenfield", "Airtable"]
+
+
+@pytest.fixture()
+def two_areas(graph):
+    write(graph["upload"], "harbour/kickoff.md", HARBOUR)
+    write(graph["upload"], "orchard/coop.md", ORCHARD)
+    report = ingest_paths([graph["upload"]])
+    assert {o.status for o in report.outcomes} == {"ingested"}, report.outcomes
+    return graph
+
+
+def _page(graph, slug: str):
+    return graph["db"].read(graph["driver"], get_page, graph["owner"], slug, 1000)
+
+
+async def _answer(client: Client, tool: str, args: dict) -> str:
+    """Everything the caller is shown: the structured answer, or the error's text."""
+    try:
+        return json.dumps((await client.call_tool(tool, args)).structured_content)
+    except ToolError as e:
+        return str(e)
+
+
+async def test_focus_key_edit_never_touches_or_names_a_hidden_page(two_areas, served):
+    g = two_areas
+    lucia = _page(g, "lucia-ferreira")
+    assert lucia is not None and lucia.facts_total >= 1
+    key = make_key(g, "harbour bot", scope="focus:harbour")
+    async with Client(served.mcp(key)) as client:
+        answer = await _answer(client, "edit_page_body", {
+            "slug": "priya-natarajan",
+            "body": "Priya Natarajan called Lucia Ferreira about the budget for the pitch.",
+        })
+    assert not [h for h in HIDDEN if h in answer], answer
+    after = _page(g, "lucia-ferreira")
+    assert after.facts_total == lucia.facts_total, [f.text for f in after.facts]
+    assert "harbour" not in {link.page.slug for link in after.links}  # not pulled into the focus area either
+
+
+async def test_focus_key_edit_is_filed_under_its_focus_area(two_areas, served):
+    g = two_areas
+    key = make_key(g, "harbour bot", scope="focus:harbour")
+    async with Client(served.mcp(key)) as client:
+        edited = (await client.call_tool("edit_page_body", {
+            "slug": "priya-natarajan",
+            "body": "Priya Natarajan hired Quentin Marlowe to write the pitch deck. The deck is due in May.",
+        })).structured_content
+        created = [p["slug"] for p in edited["pages_created"]]
+        assert created, edited
+        for slug in created + [p["slug"] for p in edited["pages_updated"]]:
+            # Everything the answer names, the key can read: it was filed under harbour.
+            assert (await client.call_tool("get_page", {"slug": slug})).structured_content["page"]["slug"] == slug
+        for slug in created:
+            assert "harbour" in {link.page.slug for link in _page(g, slug).links if link.type == "IN_CONTEXT"}, slug
+
+        with pytest.raises(ToolError, match="focus area") as refused:
+            await client.call_tool("edit_page_body", {"body": "We start the Lighthouse project.",
+                                                      "new_project": "Lighthouse"})
+        assert not [h for h in HIDDEN if h in str(refused.value)]
+        hidden = await _answer(client, "edit_page_body", {"body": "Something new.", "slug": "lucia-ferreira"})
+        missing = await _answer(client, "edit_page_body", {"body": "Something new.", "slug": "nobody-at-all"})
+    assert _page(g, "lighthouse") is None
+    assert hidden.replace("lucia-ferreira", "SLUG") == missing.replace("nobody-at-all", "SLUG"), (hidden, missing)
+
+
+def test_focus_key_upload_lands_in_its_focus_area(two_areas, served):
+    g = two_areas
+    key = make_key(g, "harbour uploader", scope="focus:harbour")
+    with httpx.Client(base_url=served.base, timeout=60) as http:
+        response = http.post("/api/upload", headers={"Authorization": f"Bearer {key}"},
+                             json={"content": "Quentin Marlowe designs the brochures for the pitch."})
+    assert response.status_code == 201, response.text
+    uploaded = response.json()["id"]
+    assert uploaded.startswith("harbour/"), uploaded
+    assert (g["upload"] / uploaded).is_file()
+    report = ingest_paths([g["upload"] / uploaded])
+    assert [o.status for o in report.outcomes] == ["ingested"], report.outcomes
+    quentin = _page(g, "quentin-marlowe")
+    assert quentin is not None and "harbour" in {link.page.slug for link in quentin.links}
