@@ -1,4 +1,4 @@
-"""Dagster assets: one partition per source document, four stages, and the brief downstream.
+"""Dagster assets: one partition per source document, four stages, and the brief of the run's person.
 
 The assets only wire `pipeline.stages` and report what a person wants to see in the UI.
 A run may cover many documents at once (a single-run backfill): each stage then works on the
@@ -181,16 +181,26 @@ def graph_merge(
     return {o.key: o for o in outcomes}
 
 
-@asset(deps=[graph_merge], group_name="brief", description="The cached brief about the person, rebuilt only when the graph changed.")
+@asset(
+    deps=[graph_merge],
+    partitions_def=documents,
+    backfill_policy=BackfillPolicy.single_run(),
+    group_name="ingest",
+    description="The cached brief of the person whose documents the run wrote, rebuilt when their graph changed.",
+)
 def context_brief(context: AssetExecutionContext, graph: GraphResource) -> MaterializeResult:
+    # Part of every ingest run, for the run's own person: a sensor run, `subtext ingest`, an
+    # upload or edit_page_body all leave that person's brief current.
+    started = time.perf_counter()
     with retried_when_graph_unavailable(context):
+        owner = graph.owner_for(list(context.partition_keys))
         driver = graph.driver()
-        if not brief_is_stale(driver, graph.owner_id):
-            return MaterializeResult(metadata={"rebuilt": False})
-        started = time.perf_counter()
-        brief = rebuild_brief(driver, graph.owner_id)
+        if not brief_is_stale(driver, owner):
+            return MaterializeResult(metadata={"person": owner, "rebuilt": False})
+        brief = rebuild_brief(driver, owner)
     return MaterializeResult(
         metadata={
+            "person": owner,
             "rebuilt": True,
             "graph_version": brief.graph_version,
             "sources": len(brief.sources),
@@ -200,4 +210,4 @@ def context_brief(context: AssetExecutionContext, graph: GraphResource) -> Mater
     )
 
 
-INGEST_ASSETS = [parsed_documents, document_mentions, resolved_entities, graph_merge]
+INGEST_ASSETS = [parsed_documents, document_mentions, resolved_entities, graph_merge, context_brief]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dagster import Definitions, define_asset_job, in_process_executor
 
 from graph_schema.settings import get_settings
-from pipeline.assets import INGEST_ASSETS, context_brief, documents
+from pipeline.assets import INGEST_ASSETS, documents
 from pipeline.resources import GraphResource, ProgressReporter, StageStore
 from pipeline.sensors import build_upload_folder_sensor
 
@@ -17,13 +17,12 @@ ingest_documents_job = define_asset_job(
     selection=INGEST_ASSETS,
     partitions_def=documents,
     tags=GRAPH_WRITES_TAG,
-    # One process for the whole run: the four steps share the loaded spaCy and MiniLM models
+    # One process for the whole run: the steps share the loaded spaCy and MiniLM models
     # instead of each step starting Python and loading them again.
     executor_def=in_process_executor,
-    description="Parse, extract, resolve and merge the selected documents (re-run one from its partition).",
+    description="Parse, extract, resolve and merge the selected documents, then refresh their person's brief "
+                "(re-run one from its partition).",
 )
-brief_job = define_asset_job("rebuild_brief", selection=[context_brief], tags=GRAPH_WRITES_TAG,
-                             executor_def=in_process_executor)
 
 
 def resources() -> dict:
@@ -37,8 +36,8 @@ def resources() -> dict:
 get_settings()  # environment for offline models and no telemetry, before any run starts
 
 defs = Definitions(
-    assets=[*INGEST_ASSETS, context_brief],
-    jobs=[ingest_documents_job, brief_job],
+    assets=INGEST_ASSETS,
+    jobs=[ingest_documents_job],
     sensors=[build_upload_folder_sensor(ingest_documents_job.name)],
     resources=resources(),
 )

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from functools import lru_cache
 from pathlib import Path
 
 import neo4j
-from dagster import ConfigurableIOManager, ConfigurableResource, InputContext, OutputContext
+from dagster import (
+    ConfigurableIOManager,
+    ConfigurableResource,
+    DagsterInvariantViolationError,
+    InputContext,
+    OutputContext,
+)
 from pydantic import BaseModel
 
 from graph_schema import db
@@ -81,36 +88,81 @@ _STAGE_MODELS: dict[str, type[BaseModel]] = {
 
 
 class StageStore(ConfigurableIOManager):
-    """Stage outputs as one JSON file per asset and document, so any stage can be re-run alone.
+    """Stage outputs as JSON files, so any stage can be re-run alone.
 
-    Assets return {document key: model}; a run over several documents stores each separately.
+    Assets return {document key: model}; a run over several documents stores each separately, at
+    `<asset>/<person and upload folder>/<document>/<run id>.json`. Another person's (or another
+    upload folder's) document of the same key is another file, and so is another run of the same
+    document, so concurrent runs never read each other's outputs between steps. A step reads the
+    output of the run Dagster names as its upstream's (its own run, or the parent run when part
+    of a run is re-executed); a step materialised alone in a new run reads the newest one.
     """
 
     base_dir: str = ""
+    owner: str = ""  # empty: each key's person, from its `@id/` folder (as GraphResource.owner_for)
 
-    def _dir(self, asset: str) -> Path:
-        root = Path(self.base_dir) if self.base_dir else get_settings().state_dir / "stages"
-        return root / asset
-
-    @staticmethod
-    def _file(key: str) -> str:
-        return hashlib.sha256(key.encode()).hexdigest()[:32] + ".json"
+    def _folder(self, asset: str, key: str) -> Path:
+        settings = get_settings()
+        root = Path(self.base_dir) if self.base_dir else settings.state_dir / "stages"
+        owner = self.owner or owner_of_key(key, settings.owner)
+        return root / asset / _digest(f"{owner}\n{settings.upload_dir.resolve()}") / _digest(key)
 
     def handle_output(self, context: OutputContext, obj: dict[str, BaseModel]) -> None:
-        folder = self._dir(context.asset_key.to_user_string())
-        folder.mkdir(parents=True, exist_ok=True)
+        asset = context.asset_key.to_user_string()
         for key, model in obj.items():
+            folder = self._folder(asset, key)
+            folder.mkdir(parents=True, exist_ok=True)
             payload = {"key": key, "model": type(model).__name__, "data": model.model_dump(mode="json")}
-            tmp = folder / (self._file(key) + ".tmp")
+            tmp = folder / f"{context.run_id}.json.tmp"
             tmp.write_text(json.dumps(payload))
-            tmp.replace(folder / self._file(key))
+            tmp.replace(folder / f"{context.run_id}.json")
+            _forget_older_runs(folder, keep=f"{context.run_id}.json")
 
     def load_input(self, context: InputContext) -> dict[str, BaseModel]:
-        folder = self._dir(context.upstream_output.asset_key.to_user_string())
+        upstream = context.upstream_output
+        asset, run_id = upstream.asset_key.to_user_string(), _run_of(upstream)
         loaded = {}
         # Sorted: Dagster hands the keys over in no fixed order, and documents resolved together
         # must be resolved in the same order on every run for a re-run to give the same graph.
         for key in sorted(context.asset_partition_keys):
-            payload = json.loads((folder / self._file(key)).read_text())
+            payload = json.loads(_stored_output(self._folder(asset, key), run_id, asset, key).read_text())
             loaded[key] = _STAGE_MODELS[payload["model"]].model_validate(payload["data"])
         return loaded
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _run_of(context: OutputContext) -> str | None:
+    try:
+        return context.run_id
+    except DagsterInvariantViolationError:  # Dagster could not tell which run produced it
+        return None
+
+
+def _stored_output(folder: Path, run_id: str | None, asset: str, key: str) -> Path:
+    """The output of run `run_id`, or else the newest output stored for the document."""
+    own = folder / f"{run_id}.json"
+    if run_id and own.is_file():
+        return own
+    stored = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime_ns) if folder.is_dir() else []
+    if not stored:
+        raise InvalidRequest(
+            f"No {asset} output of {key} is stored for this person and upload folder; run the whole "
+            "ingest job for the document instead of this step alone."
+        )
+    return stored[-1]
+
+
+def _forget_older_runs(folder: Path, keep: str) -> None:
+    """Delete earlier runs' outputs of one document once they are old enough that no run still
+    going needs them (SUBTEXT_STAGE_OUTPUT_KEEP_HOURS)."""
+    cutoff = time.time() - get_settings().stage_output_keep_hours * 3600
+    for stored in folder.glob("*.json"):
+        if stored.name != keep:
+            try:
+                if stored.stat().st_mtime < cutoff:
+                    stored.unlink()
+            except FileNotFoundError:  # another run removed it first
+                pass

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from dagster import (
     DefaultSensorStatus,
     RunRequest,
@@ -15,18 +13,17 @@ from dagster import (
 from graph_schema.settings import get_settings
 from graph_schema.upload_folders import owner_of_key
 from pipeline.assets import documents
-from pipeline.watch import FileState, folder_changes
+from pipeline.watch import advance, read_cursor
 
 RANGE_START_TAG = "dagster/asset_partition_range_start"
 RANGE_END_TAG = "dagster/asset_partition_range_end"
 
 
 def upload_folder_requests(context: SensorEvaluationContext, job_name: str) -> SensorResult:
-    previous = {k: FileState(**v) for k, v in json.loads(context.cursor or "{}").items()}
-    changes = folder_changes(get_settings().upload_dir, previous)
-    cursor = json.dumps({k: v.model_dump() for k, v in changes.state.items()})
+    changes, cursor = advance(read_cursor(context.cursor), get_settings().upload_dir)
+    stored = cursor.model_dump_json()
     if not changes.any:
-        return SensorResult(skip_reason="No new, changed or deleted files in the upload folder.", cursor=cursor)
+        return SensorResult(skip_reason="No new, changed or deleted files in the upload folder.", cursor=stored)
 
     known = set(context.instance.get_dynamic_partitions(documents.name))
     default_owner = get_settings().owner
@@ -35,26 +32,28 @@ def upload_folder_requests(context: SensorEvaluationContext, job_name: str) -> S
     requests = []
     # Files that arrived together are one run per person over a contiguous range of new
     # partitions, so a bulk upload pays for model loading once; changed or deleted files get a
-    # run each.
+    # run each. Every run_key names one change (see pipeline.watch), never just a content.
     groups: dict[str, list[str]] = {}
     for key in to_add:
         groups.setdefault(owner_of_key(key, default_owner), []).append(key)
     for group in groups.values():
+        first = group[0]
         requests.append(
             RunRequest(
-                run_key=f"new:{changes.state[group[0]].sha256[:12]}:{len(group)}:{group[0]}",
+                run_key=cursor.run_key(first, f"new-{len(group)}-{changes.state[first].sha256[:12]}"),
                 job_name=job_name,
-                tags={RANGE_START_TAG: group[0], RANGE_END_TAG: group[-1]},
+                tags={RANGE_START_TAG: first, RANGE_END_TAG: group[-1]},
             )
         )
     for key in [k for k in changes.new if k in known] + changes.changed:
-        requests.append(RunRequest(run_key=f"{key}:{changes.state[key].sha256}", partition_key=key, job_name=job_name))
+        requests.append(RunRequest(run_key=cursor.run_key(key, changes.state[key].sha256[:12]), partition_key=key,
+                                   job_name=job_name))
     for key in changes.deleted:
-        requests.append(RunRequest(run_key=f"{key}:deleted:{previous[key].sha256}", partition_key=key, job_name=job_name))
+        requests.append(RunRequest(run_key=cursor.run_key(key, "deleted"), partition_key=key, job_name=job_name))
     return SensorResult(
         run_requests=requests,
         dynamic_partitions_requests=[documents.build_add_request(to_add)] if to_add else [],
-        cursor=cursor,
+        cursor=stored,
     )
 
 

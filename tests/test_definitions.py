@@ -12,3 +12,6 @@ def test_definitions_load_with_partitioned_assets_and_jobs():
     job = defs.resolve_job_def("ingest_documents")
     assert job.partitions_def is not None and job.partitions_def.name == "documents"
     assert job.tags["subtext/graph-writes"] == "true"
+    # Every ingest run ends by refreshing the brief of the person it wrote for.
+    assert {node.name for node in job.nodes} == keys
+    assert [name for name in repository.job_names if not name.startswith("__")] == ["ingest_documents"]

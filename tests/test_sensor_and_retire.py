@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from dagster import build_sensor_context
+from dagster import RunsFilter, SensorResult, build_sensor_context
 
 from graph_schema.queries.pages import get_page
 from pipeline.definitions import defs
@@ -13,17 +13,34 @@ from tests.conftest import write
 
 TEXT = "Marta Kowalski chairs the Baltic Freight Forum. Marta Kowalski invited Northwind Logistics."
 OTHER = "Tomasz Nowak joined the Baltic Freight Forum as treasurer."
+SENSOR = "upload_folder"
 
 
-def _evaluate(cursor: str | None):
-    # As in the daemon, partition keys are checked against the instance's dynamic partitions.
-    from dagster._core.definitions.partitions.context import partition_loading_context
+def evaluate_sensor(cursor: str | None) -> SensorResult:
+    """One tick of the upload-folder sensor, called the way Dagster's public API allows."""
+    context = build_sensor_context(instance=dagster_instance(), cursor=cursor)
+    return defs.resolve_sensor_def(SENSOR)(context)
 
+
+def launch_requested_runs(tick: SensorResult) -> list[str]:
+    """What the daemon does with a tick, for real: add the requested partitions, then launch each
+    run request whose run_key this sensor has not used before (Dagster launches one run per
+    run_key, ever, and silently drops the rest). Runs execute in this process; returns the
+    run_keys of the runs launched."""
     instance = dagster_instance()
-    sensor = defs.get_sensor_def("upload_folder")
-    context = build_sensor_context(instance=instance, cursor=cursor, repository_def=defs.get_repository_def())
-    with partition_loading_context(dynamic_partitions_store=instance):
-        return sensor.evaluate_tick(context)
+    for request in tick.dynamic_partitions_requests:
+        instance.add_dynamic_partitions(request.partitions_def_name, list(request.partition_keys))
+    launched = []
+    for request in tick.run_requests:
+        origin = {"dagster/sensor_name": SENSOR, "dagster/run_key": request.run_key}
+        if instance.get_runs(filters=RunsFilter(tags=origin), limit=1):
+            continue
+        job = defs.resolve_job_def(request.job_name)
+        result = job.execute_in_process(instance=instance, partition_key=request.partition_key,
+                                        tags={**request.tags, **origin}, raise_on_error=False)
+        assert result.success, f"run {result.run_id} for {request.run_key} failed"
+        launched.append(request.run_key)
+    return launched
 
 
 def test_sensor_requests_new_changed_and_deleted_files_once(graph):
@@ -31,7 +48,7 @@ def test_sensor_requests_new_changed_and_deleted_files_once(graph):
     a, b = f"forum/{graph['owner']}-a.md", f"{graph['owner']}-b.md"
     write(graph["upload"], a, TEXT)
     write(graph["upload"], b, OTHER)
-    first = _evaluate(None)
+    first = evaluate_sensor(None)
     assert len(first.run_requests) == 1  # arrived together: one run over the new partitions
     tags = first.run_requests[0].tags
     assert {tags["dagster/asset_partition_range_start"], tags["dagster/asset_partition_range_end"]} == {a, b}
@@ -39,19 +56,19 @@ def test_sensor_requests_new_changed_and_deleted_files_once(graph):
     assert sorted(added) == sorted([a, b])
     dagster_instance().add_dynamic_partitions("documents", added)  # what the daemon does with it
 
-    quiet = _evaluate(first.cursor)
+    quiet = evaluate_sensor(first.cursor)
     assert quiet.run_requests == [] and quiet.skip_message
 
     path = graph["upload"] / b
     os.utime(path, ns=(1, 1))  # touched, same content: nothing to do
-    assert _evaluate(quiet.cursor).run_requests == []
+    assert evaluate_sensor(quiet.cursor).run_requests == []
 
     write(graph["upload"], b, OTHER + " He lives in Gdansk.")
-    changed = _evaluate(quiet.cursor)
+    changed = evaluate_sensor(quiet.cursor)
     assert [r.partition_key for r in changed.run_requests] == [b]
 
     path.unlink()
-    deleted = _evaluate(changed.cursor)
+    deleted = evaluate_sensor(changed.cursor)
     assert [r.partition_key for r in deleted.run_requests] == [b]
     assert "deleted" in deleted.run_requests[0].run_key
 

@@ -1,0 +1,121 @@
+"""Every change of an upload-folder file becomes a run, however often a version repeats, and every
+ingest run leaves the brief of the person it wrote for current.
+
+The sensor is evaluated through Dagster's public API and its run requests are executed for real,
+with the daemon's one-run-per-run_key rule (see `launch_requested_runs`).
+"""
+
+from __future__ import annotations
+
+import os
+
+from graph_schema.kinds import SourceKind
+from graph_schema.queries.brief import load_brief
+from graph_schema.queries.documents import source_states
+from graph_schema.queries.pages import get_page
+from pipeline.parse import source_id_for
+from pipeline.run import ingest_paths
+from tests.conftest import write
+from tests.test_sensor_and_retire import evaluate_sensor, launch_requested_runs
+
+LEADS = "Ingrid Solberg leads the Fjord Ferry project."
+SIGNED = "Ingrid Solberg signed the Fjord Ferry contract with Norsk Maritime."
+
+
+def _facts(graph, slug: str, owner: str | None = None) -> set[str]:
+    page = graph["db"].read(graph["driver"], get_page, owner or graph["owner"], slug, 50)
+    return {f.text for f in page.facts} if page else set()
+
+
+def _tick_and_run(cursor: str | None) -> tuple[str, list[str]]:
+    tick = evaluate_sensor(cursor)
+    return tick.cursor, launch_requested_runs(tick)
+
+
+def _set_version(path, text: str, step: int) -> None:
+    """Write a version with its own mtime, so the sensor's cheap (size, mtime) check looks again."""
+    write(path.parent, path.name, text)
+    os.utime(path, ns=(10**18 + step, 10**18 + step))
+
+
+def test_a_file_that_returns_to_an_earlier_version_is_ingested_every_time(graph):
+    path = graph["upload"] / f"{graph['owner']}.md"  # partitions are shared by the session's tests
+    cursor, run_keys = None, []
+    for step, (text, gone) in enumerate([(LEADS, SIGNED), (SIGNED, LEADS), (LEADS, SIGNED), (SIGNED, LEADS)]):
+        _set_version(path, text, step)
+        cursor, launched = _tick_and_run(cursor)
+        assert len(launched) == 1, f"change {step + 1} ({text[:25]}…) launched {launched}"
+        run_keys += launched
+        facts = _facts(graph, "ingrid-solberg")
+        assert text in facts and gone not in facts, (step, facts)
+    assert len(set(run_keys)) == 4
+
+
+def test_a_file_deleted_re_added_and_deleted_again_is_retired_twice(graph):
+    path = graph["upload"] / f"{graph['owner']}.md"  # partitions are shared by the session's tests
+    _set_version(path, LEADS, 0)
+    cursor, launched = _tick_and_run(None)
+    assert len(launched) == 1 and LEADS in _facts(graph, "ingrid-solberg")
+    for step, present in enumerate([False, True, False], start=1):
+        if present:
+            _set_version(path, LEADS, step)
+        else:
+            path.unlink()
+        cursor, launched = _tick_and_run(cursor)
+        assert len(launched) == 1, f"step {step} ({'re-added' if present else 'deleted'}) launched {launched}"
+        assert (LEADS in _facts(graph, "ingrid-solberg")) == present, step
+
+
+def test_files_that_arrive_together_are_all_ingested_by_their_one_run(graph):
+    names = [f"{graph['owner']}-{n}.md" for n in "abc"]  # three, so the range has a middle key
+    for name, person in zip(names, ["Ingrid Solberg", "Marta Kowalski", "Priya Natarajan"]):
+        write(graph["upload"], name, f"{person} joined the Fjord Ferry project.")
+    tick = evaluate_sensor(None)
+    assert len(tick.run_requests) == 1
+    assert len(launch_requested_runs(tick)) == 1
+    ids = {source_id_for(graph["owner"], SourceKind.DOCUMENT, name): name for name in names}
+    states = graph["db"].read(graph["driver"], source_states, graph["owner"], list(ids))
+    assert {ids[i]: status for i, (_, status) in states.items()} == {name: "ingested" for name in names}
+
+
+def _brief_is_current_and_names(graph, owner: str, name: str) -> None:
+    version, brief = graph["db"].read(graph["driver"], load_brief, owner)
+    assert brief is not None, f"no brief was built for {owner}"
+    assert brief.graph_version == version, f"the brief of {owner} is behind the graph ({brief.graph_version} < {version})"
+    assert name in brief.text, brief.text
+
+
+def test_a_sensor_run_rebuilds_the_brief_of_the_person_whose_folder_changed(graph):
+    other = f"{graph['owner']}-b"
+    write(graph["upload"], f"@{other}/ferry.md", SIGNED)
+    _, launched = _tick_and_run(None)
+    assert len(launched) == 1
+    assert SIGNED in _facts(graph, "ingrid-solberg", other)
+    _brief_is_current_and_names(graph, other, "Ingrid Solberg")
+
+
+def test_ingest_rebuilds_the_brief_of_the_person_whose_documents_it_read(graph):
+    other = f"{graph['owner']}-b"
+    report = ingest_paths([write(graph["upload"], f"@{other}/ferry.md", LEADS)])
+    assert [o.status for o in report.outcomes] == ["ingested"] and report.brief_rebuilt
+    _brief_is_current_and_names(graph, other, "Ingrid Solberg")
+
+
+def test_run_keys_name_each_change_and_repeat_only_for_a_retried_tick(tmp_path):
+    """No database: the cursor arithmetic alone (pipeline.watch)."""
+    from pipeline.watch import advance, read_cursor
+
+    path = tmp_path / "ferry.md"
+    cursor, keys = read_cursor(None), []
+    for step, text in enumerate([LEADS, SIGNED, LEADS, SIGNED, None, LEADS, None]):
+        if text is None:
+            path.unlink()
+        else:
+            _set_version(path, text, step)
+        changes, after = advance(cursor, tmp_path)
+        assert advance(read_cursor(cursor.model_dump_json()), tmp_path)[1] == after  # a re-tried tick
+        assert changes.any
+        keys.append(after.run_key("ferry.md", "deleted" if text is None else changes.state["ferry.md"].sha256[:12]))
+        cursor = read_cursor(after.model_dump_json())
+    assert len(set(keys)) == len(keys)
+    assert not advance(cursor, tmp_path)[0].any
