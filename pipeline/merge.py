@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
+from collections.abc import Callable
 from itertools import combinations
 
 import neo4j
 
 from graph_schema import db
+from graph_schema.embedding import embed_texts
 from graph_schema.kinds import PageKind, SourceKind, SourceStatus
 from graph_schema.models import (
     ChunkWrite,
@@ -21,7 +23,14 @@ from graph_schema.models import (
     ResolvedDocument,
     SourceWrite,
 )
-from graph_schema.queries.documents import record_failure, retire_source, write_document
+from graph_schema.queries.documents import (
+    page_embedding_texts,
+    record_failure,
+    retire_source,
+    set_page_embeddings,
+    write_document,
+)
+from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 
 
@@ -132,7 +141,24 @@ def plan_document_write(owner: str, resolved: ResolvedDocument) -> DocumentWrite
     )
 
 
-def merge_document(tx: neo4j.ManagedTransaction, owner: str, resolved: ResolvedDocument, previous_hash: str | None) -> MergeOutcome:
+Embed = Callable[[list[str]], list[list[float]]]
+
+
+def refresh_page_vectors(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str], embed: Embed) -> None:
+    """Re-embed pages that lost a fact from the facts they still have: a vector made from a deleted
+    sentence would go on finding the page by what no live source says any more."""
+    if not slugs:
+        return
+    settings = get_settings()
+    texts = page_embedding_texts(tx, owner, slugs, settings.facts_embedded_per_page, settings.entity_context_chars)
+    if texts:
+        set_page_embeddings(tx, owner, dict(zip(texts, embed(list(texts.values())), strict=True)))
+
+
+def merge_document(
+    tx: neo4j.ManagedTransaction, owner: str, resolved: ResolvedDocument, previous_hash: str | None,
+    embed: Embed = embed_texts,
+) -> MergeOutcome:
     """Write one document (or record why it failed) inside the batch's transaction."""
     parsed = resolved.extracted.parsed
     if parsed.failure is not None:
@@ -145,10 +171,12 @@ def merge_document(tx: neo4j.ManagedTransaction, owner: str, resolved: ResolvedD
             reason = "the file no longer exists (deleted before it was read)"
             record_failure(tx, owner, _source_write(parsed, SourceStatus.FAILED, reason))
             return MergeOutcome(source_id=parsed.source_id, key=parsed.key, status="failed", reason=reason)
-        _, touched = retire_source(tx, owner, parsed.source_id)
-        return MergeOutcome(source_id=parsed.source_id, key=parsed.key, status="retired", pages_updated=touched)
+        retired = retire_source(tx, owner, parsed.source_id)
+        refresh_page_vectors(tx, owner, retired.pages_losing_facts, embed)
+        return MergeOutcome(source_id=parsed.source_id, key=parsed.key, status="retired", pages_updated=retired.pages_updated)
     plan = plan_document_write(owner, resolved)
     counts = write_document(tx, owner, plan, previous_hash is not None)
+    refresh_page_vectors(tx, owner, counts.pages_losing_facts, embed)
     focus_created = plan.source.focus_slug if plan.source.focus_slug in counts.pages_created else None
     return MergeOutcome(
         source_id=parsed.source_id,
@@ -162,9 +190,11 @@ def merge_document(tx: neo4j.ManagedTransaction, owner: str, resolved: ResolvedD
     )
 
 
-def merge_batch(tx: neo4j.ManagedTransaction, owner: str, batch: list[ResolvedDocument]) -> list[MergeOutcome]:
+def merge_batch(
+    tx: neo4j.ManagedTransaction, owner: str, batch: list[ResolvedDocument], embed: Embed = embed_texts
+) -> list[MergeOutcome]:
     """A batch of documents in one transaction. They were resolved together (each against the
     others' new pages), so they are written together: a crash or SIGKILL midway leaves none of
     them in the graph, and running again gives the graph an uninterrupted run gives, instead of
     re-resolving the rest without the context of those already written."""
-    return [merge_document(tx, owner, document, document.extracted.parsed.previous_hash) for document in batch]
+    return [merge_document(tx, owner, document, document.extracted.parsed.previous_hash, embed) for document in batch]

@@ -1,10 +1,12 @@
 """Writing one ingested source into a person's graph, in one transaction.
 
 `write_document` is the only way the pipeline changes pages and facts. Its steps, in order:
-record the source, drop what only its previous version said, upsert pages (new ones get their
-kind label), mentions with the resolution evidence, facts with provenance, RELATES_TO between pages
-sharing a fact, IN_CONTEXT to the focus area, POSSIBLY_SAME pairs for review, re-render the bodies
-of touched pages from their facts, and bump the graph version.
+note the pages the source's previous version touched, record the source, drop what only its
+previous version said, upsert pages (new ones get their kind label), mentions with the resolution
+evidence, facts with provenance, RELATES_TO between pages sharing a fact, IN_CONTEXT to the focus
+area, POSSIBLY_SAME pairs for review, re-render the bodies of the pages touched by either version
+from their live facts, delete the pages nothing live supports any more, and bump the graph version.
+`retire_source` does the same for a deleted file, keeping its facts but hidden.
 """
 
 from __future__ import annotations
@@ -41,6 +43,22 @@ SET s.key = $src.key, s.kind = $src.kind, s.title = $src.title, s.format = $src.
     s.ingested_at = datetime()
 """
 
+# The pages a source touches: those it mentions, those its facts are about (an anchor or a
+# submission's focus area need not be mentioned) and the focus area it is filed under. Read before
+# its old version is dropped (and before UPSERT_SOURCE replaces `focus`), so that the pages only
+# the old version talked about are re-rendered and, if nothing else supports them, deleted.
+PAGES_OF_SOURCE = """
+MATCH (s:Source {owner: $owner, id: $sid})
+CALL (s) {
+  MATCH (s)-[:MENTIONS]->(p:Page) RETURN p.slug AS slug
+  UNION
+  MATCH (s)<-[:FROM]-(:Fact)-[:ABOUT]->(p:Page) RETURN p.slug AS slug
+  UNION
+  MATCH (p:Page {owner: $owner, slug: s.focus}) RETURN p.slug AS slug
+}
+RETURN collect(slug) AS slugs
+"""
+
 # A changed file replaces what only its old version said: its mentions and chunks go, facts it
 # alone supported go, facts other sources also state stay (minus this source's provenance).
 DROP_PREVIOUS_MENTIONS = """
@@ -51,12 +69,32 @@ DROP_PREVIOUS_CHUNKS = """
 MATCH (s:Source {owner: $owner, id: $sid})-[:HAS_CHUNK]->(c:Chunk)
 DETACH DELETE c
 """
+# Facts the new version states again (`$keep`) are left alone, so they keep when they were first
+# seen. Of the others, a fact no source states any more is deleted, and one that only retired
+# (deleted) files state is retired like theirs; returns the pages that lost a fact either way.
 DROP_PREVIOUS_FACTS = """
-MATCH (f:Fact {owner: $owner})-[r:FROM]->(s:Source {owner: $owner, id: $sid})
+MATCH (f:Fact {owner: $owner})-[r:FROM]->(:Source {owner: $owner, id: $sid})
+WHERE NOT f.id IN $keep
 DELETE r
 WITH DISTINCT f
-WHERE NOT (f)-[:FROM]->()
-DETACH DELETE f
+WHERE NOT EXISTS { (f)-[:FROM]->(s:Source) WHERE s.status <> 'retired' }
+SET f.retired = true
+WITH f, [(f)-[:ABOUT]->(p:Page) | p.slug] AS about
+CALL (f) {
+  WITH f WHERE NOT (f)-[:FROM]->()
+  DETACH DELETE f
+}
+UNWIND about AS slug
+RETURN collect(DISTINCT slug) AS slugs
+"""
+# A sentence the new version states again is about the pages the new version finds in it: when
+# no other source states it, its old ABOUT links go (WRITE_FACTS makes the new ones).
+DROP_RESTATED_ABOUT = """
+UNWIND $keep AS id
+MATCH (f:Fact {owner: $owner, id: id})-[a:ABOUT]->(:Page)
+WHERE (f)-[:FROM]->(:Source {owner: $owner, id: $sid})
+  AND NOT EXISTS { (f)-[:FROM]->(s:Source) WHERE s.id <> $sid }
+DELETE a
 """
 DROP_PREVIOUS_LINK_SUPPORT = """
 MATCH (a:Page {owner: $owner})-[r:RELATES_TO|IN_CONTEXT]->(b:Page {owner: $owner})
@@ -80,6 +118,9 @@ MATCH (p:Page {owner: $owner, slug: slug})
 RETURN p.slug AS slug
 """
 
+# A slug is one page of one kind: `merge_batch` refuses a plan that would reach a page of another
+# kind through its slug (resolved against pages that changed since), so this MERGE only ever
+# meets the page resolution chose, or none.
 UPSERT_PAGES = """
 UNWIND $pages AS row
 MERGE (p:Page {owner: $owner, slug: row.slug})
@@ -111,7 +152,8 @@ MATCH (s:Source {owner: $owner, id: $sid})
 UNWIND $facts AS f
 MERGE (x:Fact {owner: $owner, id: f.id})
   ON CREATE SET x.text = f.text, x.first_seen = datetime(), x.position = f.start, x.created_by = $sid
-SET x.retired = false
+// a sentence moved within the file that first said it keeps its place in the page's body
+SET x.retired = false, x.position = CASE WHEN x.created_by = $sid THEN f.start ELSE x.position END
 MERGE (x)-[r:FROM]->(s)
 SET r.start = f.start, r.end = f.end
 WITH x, f
@@ -155,6 +197,43 @@ WITH p, f ORDER BY f.first_seen, f.position, f.text
 WITH p, collect(f.text) AS texts
 SET p.body = reduce(acc = '', t IN texts | acc + CASE WHEN acc = '' THEN '' ELSE '\n' END + '- ' + t),
     p.fact_count = size(texts)
+"""
+
+# A page nothing live supports any more is deleted, so it stops showing in search, the snapshot
+# and compile as if current: no live fact is about it, no live source names it or is filed under
+# it, no link is left (those left are hand-made or backed by a live source), and it is not the
+# person's own page. Its retired facts stay; a restored file creates it again.
+DROP_UNSUPPORTED_PAGES = """
+UNWIND $slugs AS slug
+MATCH (p:Page {owner: $owner, slug: slug})
+WHERE p.kind <> 'you'
+  AND NOT EXISTS { (p)<-[:ABOUT]-(f:Fact) WHERE NOT f.retired }
+  AND NOT EXISTS { (p)<-[:MENTIONS]-(s:Source) WHERE s.status <> 'retired' }
+  AND NOT EXISTS { (s:Source {owner: $owner, focus: p.slug}) WHERE s.status <> 'retired' }
+  AND NOT EXISTS { (p)-[:RELATES_TO|IN_CONTEXT]-(:Page) }
+WITH p, p.slug AS slug
+DETACH DELETE p
+RETURN collect(slug) AS slugs
+"""
+
+# What a page's vector is rebuilt from once it lost a fact: its first live facts (as a mention's
+# context is, when the page is created), or its title when none is left. Pages without a vector
+# (the person's own page, focus areas) are left without one.
+PAGE_EMBEDDING_FACTS = """
+UNWIND $slugs AS slug
+MATCH (p:Page {owner: $owner, slug: slug})
+WHERE p.embedding IS NOT NULL
+CALL (p) {
+  OPTIONAL MATCH (f:Fact)-[:ABOUT]->(p) WHERE NOT f.retired
+  WITH f ORDER BY f.first_seen, f.position, f.text
+  RETURN collect(f.text)[..$per_page] AS texts
+}
+RETURN p.slug AS slug, p.title AS title, texts
+"""
+SET_PAGE_EMBEDDINGS = """
+UNWIND $rows AS row
+MATCH (p:Page {owner: $owner, slug: row.slug})
+SET p.embedding = row.embedding
 """
 
 
@@ -208,8 +287,17 @@ def fold_page(tx: neo4j.ManagedTransaction, owner: str, from_slug: str, into_slu
 
 class WriteCounts(BaseModel):
     pages_created: list[str]
-    pages_updated: list[str]
+    pages_updated: list[str]  # in the new version, or re-rendered because only the old one was
     facts_added: int
+    pages_deleted: list[str] = []  # only the old version supported them
+    pages_losing_facts: list[str] = []  # still here, with a fact fewer: their vectors are stale
+
+
+class RetireCounts(BaseModel):
+    facts_retired: int
+    pages_updated: list[str]
+    pages_deleted: list[str]
+    pages_losing_facts: list[str]
 
 
 def source_states(tx: neo4j.ManagedTransaction, owner: str, ids: list[str]) -> dict[str, tuple[str, str]]:
@@ -229,12 +317,47 @@ def record_failure(tx: neo4j.ManagedTransaction, owner: str, source: SourceWrite
     tx.run(UPSERT_SOURCE, owner=owner, src=source.model_dump(mode="json")).consume()
 
 
+def pages_of_source(tx: neo4j.ManagedTransaction, owner: str, sid: str) -> list[str]:
+    return tx.run(PAGES_OF_SOURCE, owner=owner, sid=sid).single()["slugs"]
+
+
+def drop_previous_version(tx: neo4j.ManagedTransaction, owner: str, sid: str, keep: list[str]) -> list[str]:
+    """Remove what the source's previous version said, except the facts in `keep` (the new version
+    states them too); the slugs of the pages that lost a fact."""
+    tx.run(DROP_PREVIOUS_MENTIONS, owner=owner, sid=sid).consume()
+    tx.run(DROP_PREVIOUS_CHUNKS, owner=owner, sid=sid).consume()
+    lost = tx.run(DROP_PREVIOUS_FACTS, owner=owner, sid=sid, keep=keep).single()["slugs"]
+    tx.run(DROP_RESTATED_ABOUT, owner=owner, sid=sid, keep=keep).consume()
+    tx.run(DROP_PREVIOUS_LINK_SUPPORT, owner=owner, sid=sid).consume()
+    return lost
+
+
+def drop_unsupported_pages(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str]) -> list[str]:
+    """Delete those of `slugs` that nothing live supports any more (see DROP_UNSUPPORTED_PAGES)."""
+    if not slugs:
+        return []
+    return tx.run(DROP_UNSUPPORTED_PAGES, owner=owner, slugs=slugs).single()["slugs"]
+
+
+def page_embedding_texts(
+    tx: neo4j.ManagedTransaction, owner: str, slugs: list[str], facts_per_page: int, max_chars: int
+) -> dict[str, str]:
+    """slug -> the text to embed for it, for those of `slugs` that have a vector."""
+    records = tx.run(PAGE_EMBEDDING_FACTS, owner=owner, slugs=slugs, per_page=facts_per_page)
+    return {r["slug"]: (" ".join(r["texts"]) or r["title"])[:max_chars] for r in records}
+
+
+def set_page_embeddings(tx: neo4j.ManagedTransaction, owner: str, vectors: dict[str, list[float]]) -> None:
+    rows = [{"slug": slug, "embedding": vector} for slug, vector in vectors.items()]
+    tx.run(SET_PAGE_EMBEDDINGS, owner=owner, rows=rows).consume()
+
+
 def write_document(tx: neo4j.ManagedTransaction, owner: str, plan: DocumentWrite, replaces_previous: bool) -> WriteCounts:
     sid = plan.source.id
+    previous = pages_of_source(tx, owner, sid) if replaces_previous else []
     tx.run(UPSERT_SOURCE, owner=owner, src=plan.source.model_dump(mode="json")).consume()
-    if replaces_previous:
-        for statement in (DROP_PREVIOUS_MENTIONS, DROP_PREVIOUS_CHUNKS, DROP_PREVIOUS_FACTS, DROP_PREVIOUS_LINK_SUPPORT):
-            tx.run(statement, owner=owner, sid=sid).consume()
+    fact_ids = [f.id for f in plan.facts]
+    lost = drop_previous_version(tx, owner, sid, fact_ids) if replaces_previous else []
 
     tx.run(WRITE_CHUNKS, owner=owner, sid=sid, chunks=[c.model_dump() for c in plan.chunks]).consume()
 
@@ -255,7 +378,6 @@ def write_document(tx: neo4j.ManagedTransaction, owner: str, plan: DocumentWrite
     tx.run(UPSERT_PAGES, owner=owner, sid=sid, pages=rows).consume()
     tx.run(WRITE_MENTIONS, owner=owner, sid=sid, mentions=[m.model_dump() for m in plan.mentions]).consume()
 
-    fact_ids = [f.id for f in plan.facts]
     known_facts = {r["id"] for r in tx.run(EXISTING_FACTS, owner=owner, ids=fact_ids)}
     tx.run(WRITE_FACTS, owner=owner, sid=sid, facts=[f.model_dump() for f in plan.facts]).consume()
     tx.run(WRITE_RELATIONS, owner=owner, sid=sid, pairs=[list(p) for p in plan.relations]).consume()
@@ -265,35 +387,46 @@ def write_document(tx: neo4j.ManagedTransaction, owner: str, plan: DocumentWrite
         tx.run(WRITE_REVIEW_PAIRS, owner=owner, pairs=[p.model_dump() for p in plan.review_pairs]).consume()
     for merge in plan.page_merges:
         fold_page(tx, owner, merge.from_slug, merge.into_slug, merge.evidence)
-    tx.run(RENDER_BODIES, owner=owner, slugs=slugs).consume()
+    only_before = [s for s in previous if s not in slugs]  # pages of the new version are supported by it
+    tx.run(RENDER_BODIES, owner=owner, slugs=slugs + only_before).consume()
+    deleted = drop_unsupported_pages(tx, owner, only_before)
     bump_version(tx, owner)
     return WriteCounts(
         pages_created=[s for s in slugs if s not in existing],
-        pages_updated=[s for s in slugs if s in existing],
+        pages_updated=[s for s in slugs if s in existing] + [s for s in only_before if s not in deleted],
         facts_added=len(set(fact_ids) - known_facts),
+        pages_deleted=deleted,
+        pages_losing_facts=[s for s in lost if s not in deleted],
     )
 
 
-# A deleted file's facts are kept but hidden: retired unless another live source states them too.
+# A deleted file's facts are kept but hidden: retired unless a source that is not retired states
+# them too; returns how many it retired and the pages they are about.
 RETIRE_SOURCE = """
 MATCH (s:Source {owner: $owner, id: $sid})
 SET s.status = 'retired', s.retired_at = datetime()
 WITH s
 OPTIONAL MATCH (f:Fact)-[:FROM]->(s)
-WHERE NOT EXISTS { MATCH (f)-[:FROM]->(other:Source) WHERE other.status = 'ingested' }
+WHERE NOT f.retired AND NOT EXISTS { MATCH (f)-[:FROM]->(other:Source) WHERE other.status <> 'retired' }
 SET f.retired = true
-RETURN count(f) AS retired
-"""
-TOUCHED_BY_SOURCE = """
-MATCH (s:Source {owner: $owner, id: $sid})-[:MENTIONS]->(p:Page)
-RETURN collect(p.slug) AS slugs
+WITH f
+OPTIONAL MATCH (f)-[:ABOUT]->(p:Page)
+RETURN count(DISTINCT f) AS retired, collect(DISTINCT p.slug) AS slugs
 """
 
 
-def retire_source(tx: neo4j.ManagedTransaction, owner: str, sid: str) -> tuple[int, list[str]]:
-    """(facts retired, slugs of the pages the source mentioned, whose bodies were re-rendered)."""
-    retired = tx.run(RETIRE_SOURCE, owner=owner, sid=sid).single()["retired"]
-    slugs = tx.run(TOUCHED_BY_SOURCE, owner=owner, sid=sid).single()["slugs"]
-    tx.run(RENDER_BODIES, owner=owner, slugs=slugs).consume()
+def retire_source(tx: neo4j.ManagedTransaction, owner: str, sid: str) -> RetireCounts:
+    """Hide what only the deleted file said, take its support off links (a link it alone backed goes,
+    unless made by hand), re-render the pages it touched and delete those nothing live supports."""
+    touched = pages_of_source(tx, owner, sid)
+    record = tx.run(RETIRE_SOURCE, owner=owner, sid=sid).single()
+    tx.run(DROP_PREVIOUS_LINK_SUPPORT, owner=owner, sid=sid).consume()
+    tx.run(RENDER_BODIES, owner=owner, slugs=touched).consume()
+    deleted = drop_unsupported_pages(tx, owner, touched)
     bump_version(tx, owner)
-    return retired, slugs
+    return RetireCounts(
+        facts_retired=record["retired"],
+        pages_updated=[s for s in touched if s not in deleted],
+        pages_deleted=deleted,
+        pages_losing_facts=[s for s in record["slugs"] if s not in deleted],
+    )
