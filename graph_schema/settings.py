@@ -107,6 +107,7 @@ class Settings(BaseSettings):
     compile_max_members: int = Field(default=200, description="compile considers at most this many members or neighbours (strongest links first).")
     compile_facts_per_page: int = Field(default=12, description="compile reads at most this many facts per page.")
     compile_max_relations: int = Field(default=100, description="A deep compile describes at most this many links between its pages.")
+    compile_cache_max_entries: int = Field(default=256, description="The MCP server keeps at most this many compiled packages (least recently used go first).")
 
     # --- serving ------------------------------------------------------------------------------
     mcp_host: str = "127.0.0.1"

@@ -58,8 +58,15 @@ RETURN o.version AS version, b.text AS text, b.sources AS sources, b.version AS 
        b.built_at AS built_at
 """
 
+# A rebuild stores its brief only if no newer one is stored: two rebuilds racing (or a slow one
+# finishing late) never put an older graph version's brief back. The lock (a SET on the node)
+# makes the version check and the write one step for concurrent rebuilds.
 STORE_BRIEF = """
 MERGE (b:Brief {owner: $owner})
+SET b._lock = true
+REMOVE b._lock
+WITH b
+WHERE b.version IS NULL OR b.version <= $version
 SET b.text = $text, b.sources = $sources, b.version = $version, b.built_at = datetime()
 RETURN b.built_at AS built_at
 """
@@ -99,6 +106,8 @@ def load_brief(tx: neo4j.ManagedTransaction, owner: str) -> tuple[int, BriefView
 
 
 def store_brief(tx: neo4j.ManagedTransaction, owner: str, brief: BriefView) -> BriefView:
+    """Store the brief unless a newer one is stored already; the brief is returned either way
+    (it was right for its version, and the caller asked for that version)."""
     sources = json.dumps([s.model_dump(mode="json") for s in brief.sources])
     record = tx.run(STORE_BRIEF, owner=owner, text=brief.text, sources=sources, version=brief.graph_version).single()
-    return brief.model_copy(update={"built_at": to_native(record["built_at"])})
+    return brief.model_copy(update={"built_at": to_native(record["built_at"])}) if record else brief
