@@ -22,7 +22,8 @@ from graph_schema.upload_folders import SUPPORTED_SUFFIXES, TEXT_FORMATS, UNSTRU
 
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n+")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# Chinese and Japanese end sentences with full-width marks and no space after them.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
 _RST_TITLE = re.compile(r"^Title:\s*(.+)$", re.MULTILINE)
 _MD_TITLE = re.compile(r"^#\s+(.+)$", re.MULTILINE)
 
@@ -60,6 +61,27 @@ def decode_text(data: bytes) -> str:
     if controls > len(text[:8192]) * 0.01:
         raise ValueError("it is not readable text (binary data with a text file name?)")
     return text
+
+
+def trim_cut_character(data: bytes) -> bytes:
+    """`data` without the character a byte limit cut in two, so the text is cut at a character.
+
+    Left in, an incomplete UTF-8 sequence makes the whole file undecodable as UTF-8 ("José"
+    would come out as "JosÃ©"), and an odd byte makes UTF-16 undecodable. A file in a one-byte
+    encoding whose last byte looks like a UTF-8 lead byte loses that one character at the cut.
+    """
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        data = data[: len(data) - len(data) % 2]
+        last = data[-2:] if data.startswith(b"\xfe\xff") else data[-2:][::-1]  # big-endian order
+        return data[:-2] if len(data) >= 4 and 0xD8 <= last[0] <= 0xDB else data  # half a surrogate pair
+    lead = len(data) - 1
+    while lead > 0 and len(data) - lead < 4 and data[lead] & 0xC0 == 0x80:  # continuation bytes
+        lead -= 1
+    if lead < 0:
+        return data
+    first = data[lead]
+    length = 4 if first >= 0xF0 else 3 if first >= 0xE0 else 2 if first >= 0xC0 else 1
+    return data[:lead] if len(data) - lead < length else data
 
 
 def chunk_text(text: str, target_chars: int) -> list[Chunk]:
@@ -209,6 +231,7 @@ def parse_document(path: Path, key: str, owner: str, settings: Settings) -> Pars
 
     truncated = None
     if size > settings.max_file_bytes:
+        data = trim_cut_character(data)
         truncated = (
             f"only the first {settings.max_file_bytes:,} of {size:,} bytes were read "
             "(SUBTEXT_MAX_FILE_BYTES)"
