@@ -6,6 +6,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
+from graph_schema.queries import navigation
 from graph_schema.queries.pages import graph_counts
 from pipeline.run import ingest_paths
 from tests.conftest import write
@@ -32,6 +33,7 @@ async def test_read_tools_over_mcp(ingested, mcp):
             assert tools[name].annotations.readOnlyHint is True, name
         for name in ("rename_page", "link_pages"):
             assert tools[name].annotations.readOnlyHint is False, name
+        assert tools["edit_page_body"].annotations.idempotentHint is False  # each call is a new submission
 
         index = (await client.call_tool("scope", {"target": "you"})).structured_content
         assert {a["slug"] for a in index["focus_areas"]} == {"harbour", "data"}
@@ -84,10 +86,15 @@ async def test_write_tools_over_mcp(ingested, mcp):
             await client.call_tool("link_pages", {"from_slug": "sofia-marquez", "to_slug": "invented-slug"})
         assert graph["db"].read(graph["driver"], graph_counts, graph["owner"]) == counts
 
+        assert graph["db"].read(graph["driver"], navigation.links_between, graph["owner"], "acme-corporation",
+                                "sofia-marquez") == []
         linked = (await client.call_tool("link_pages", {"from_slug": "sofia-marquez", "to_slug": "acme-corporation"})).structured_content
-        assert linked["ok"] is True and "Linked" in linked["message"]
+        assert "Linked" in linked["message"]
         again = (await client.call_tool("link_pages", {"from_slug": "acme-corporation", "to_slug": "sofia-marquez"})).structured_content
-        assert again["ok"] is True and "already linked" in again["message"]
+        assert "already linked" in again["message"]
+        links = graph["db"].read(graph["driver"], navigation.links_between, graph["owner"], "acme-corporation",
+                                 "sofia-marquez")
+        assert [(l["source"], l["target"], l["manual"]) for l in links] == [("acme-corporation", "sofia-marquez", True)]
         walk = (await client.call_tool("traverse", {"from_slug": "sofia-marquez"})).structured_content
         assert "acme-corporation" in {s["slug"] for s in walk["path"]}
         with pytest.raises(ToolError, match="search or graph_snapshot"):
