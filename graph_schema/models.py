@@ -122,6 +122,7 @@ class ResolvedDocument(Model):
     page_merges: list[PageMerge] = Field(default_factory=list)
     focus_slug: str | None = None  # the focus page the source is filed under
     anchor: KnownPage | None = None  # edit_page_body's anchor page, when it exists
+    graph_version: int | None = None  # the person's graph version it was resolved at (None: unknown)
 
 
 class MergeOutcome(Model):

@@ -10,6 +10,7 @@ from itertools import combinations
 import neo4j
 
 from graph_schema import db
+from graph_schema.errors import RunFailed
 from graph_schema.embedding import embed_texts
 from graph_schema.kinds import PageKind, SourceKind, SourceStatus
 from graph_schema.models import (
@@ -25,6 +26,7 @@ from graph_schema.models import (
 )
 from graph_schema.queries.documents import (
     page_embedding_texts,
+    page_kinds,
     record_failure,
     retire_source,
     set_page_embeddings,
@@ -200,5 +202,18 @@ def merge_batch(
     """A batch of documents in one transaction. They were resolved together (each against the
     others' new pages), so they are written together: a crash or SIGKILL midway leaves none of
     them in the graph, and running again gives the graph an uninterrupted run gives, instead of
-    re-resolving the rest without the context of those already written."""
+    re-resolving the rest without the context of those already written.
+
+    The caller holds the person's write lock and resolved the batch at the current graph version
+    (`pipeline.stages.merge_documents`). A page the plan names by a slug that is a page of another
+    kind would fold two different things into one page: refused, before anything is written."""
+    wanted = {(r.slug, r.kind) for d in batch for r in d.resolutions}
+    wanted |= {(d.anchor.slug, d.anchor.kind) for d in batch if d.anchor}
+    wanted |= {(d.focus_slug, PageKind.FOCUS) for d in batch if d.focus_slug}
+    existing = page_kinds(tx, owner, sorted({slug for slug, _ in wanted}))
+    clashes = sorted(f"{slug!r} is a {existing[slug].value} page, not a {kind.value} one"
+                     for slug, kind in wanted if existing.get(slug, kind) is not kind)
+    if clashes:
+        raise RunFailed(f"Nothing was written: {'; '.join(clashes)} (the documents were resolved against pages "
+                        "that have changed since). Run the same command again; it resolves them afresh.")
     return [merge_document(tx, owner, document, document.extracted.parsed.previous_hash, embed) for document in batch]

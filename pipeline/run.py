@@ -168,6 +168,9 @@ def ingest_paths(paths: Iterable[Path], owner: str | None = None, progress: Prog
     return run_ingest(document_keys(paths, settings), owner=owner, progress=progress)
 
 
+# The MCP server's edits run one at a time, so they do not compete with each other for the loaded
+# models. Writes to a person's graph are serialised across every process by the merge step's
+# write lock in Neo4j (see pipeline.stages), not by this.
 _submit_lock = threading.Lock()
 
 
@@ -187,6 +190,6 @@ def submit_text(
     path.parent.mkdir(parents=True, exist_ok=True)
     submission = Submission(body=body, anchor_slug=anchor_slug, new_project=new_project, author=author)
     path.write_text(submission.model_dump_json())
-    with _submit_lock:  # one in-process Dagster run at a time from this process
+    with _submit_lock:
         report = run_ingest([key], owner=owner)
     return report.outcomes[0]

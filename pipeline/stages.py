@@ -6,6 +6,12 @@ Each takes and returns `graph_schema` models; the Dagster assets only call these
 A batch is processed together (one spaCy `nlp.pipe`, embeddings in batches) and written in one
 transaction (see `merge_batch`); a document that cannot be read is recorded as failed in that
 same transaction and never stops the others.
+
+One writer per person at a time, whichever process writes (`subtext ingest`, edit_page_body in
+the MCP server, a sensor run under the daemon, a re-execution from the UI): the merge transaction
+first takes the person's write lock in Neo4j (`lock_graph`), then checks that the graph version
+the batch was resolved at is still the current one. If another writer committed in between, the
+batch is resolved again inside the lock, against the pages as they are now, before it is written.
 """
 
 from __future__ import annotations
@@ -18,10 +24,11 @@ import neo4j
 from graph_schema import db
 from graph_schema.embedding import embed_texts
 from graph_schema.kinds import PageKind, SourceKind, SourceStatus
-from graph_schema.models import ExtractedDocument, MergeOutcome, ParsedDocument, ResolvedDocument
+from graph_schema.models import ExtractedDocument, KnownPage, MergeOutcome, ParsedDocument, ResolvedDocument
 from graph_schema.queries.documents import known_pages, source_states
+from graph_schema.queries.owners import graph_version, lock_graph
 from graph_schema.queries.search import vector_candidates
-from graph_schema.settings import Settings
+from graph_schema.settings import Settings, get_settings
 from pipeline.extract import extract_documents
 from pipeline.merge import merge_batch
 from pipeline.parse import SUBMISSION_PREFIX, parse_document, parse_submission, source_id_for
@@ -67,7 +74,12 @@ def parse_sources(keys: list[str], owner: str, settings: Settings, driver: neo4j
 
 
 def mark_unchanged(parsed: list[ParsedDocument], owner: str, driver: neo4j.Driver) -> list[ParsedDocument]:
-    states = db.read(driver, source_states, owner, [p.source_id for p in parsed])
+    return with_source_states(parsed, db.read(driver, source_states, owner, [p.source_id for p in parsed]))
+
+
+def with_source_states(parsed: list[ParsedDocument], states: dict[str, tuple[str, str]]) -> list[ParsedDocument]:
+    """Each document with the hash its source has in the graph, marked unchanged when the graph
+    holds exactly this content already (or already knows a deleted file as retired)."""
     marked = []
     for document in parsed:
         previous_hash, status = states.get(document.source_id, (None, None))
@@ -91,18 +103,73 @@ def extract_mentions(parsed: list[ParsedDocument]) -> list[ExtractedDocument]:
 def resolve_entities(
     extracted: list[ExtractedDocument], owner: str, settings: Settings, driver: neo4j.Driver
 ) -> list[ResolvedDocument]:
-    known = db.read(driver, known_pages, owner)
+    """Resolve against the person's pages; each result remembers the graph version they had."""
+    version, known = db.read(driver, _pages_at_version, owner)
 
     def lookup(vector: list[float], kinds: list[PageKind], limit: int):
         return db.read(driver, vector_candidates, owner, vector, kinds, limit)
 
-    return resolve_documents(extracted, known, settings, embed_texts, lookup)
+    resolved = resolve_documents(extracted, known, settings, embed_texts, lookup)
+    return [r.model_copy(update={"graph_version": version}) for r in resolved]
+
+
+def _pages_at_version(tx: neo4j.ManagedTransaction, owner: str) -> tuple[int, list[KnownPage]]:
+    # The version is read before the pages: a write committed between the two reads leaves the
+    # version older than the pages, so the merge resolves again (needlessly, but safely); the
+    # other order could pair a new version with old pages.
+    return graph_version(tx, owner), known_pages(tx, owner)
 
 
 def merge_documents(
-    resolved: list[ResolvedDocument], owner: str, driver: neo4j.Driver, max_per_transaction: int
+    resolved: list[ResolvedDocument], owner: str, driver: neo4j.Driver, max_per_transaction: int,
+    settings: Settings | None = None,
 ) -> Iterator[list[MergeOutcome]]:
     """Write the batch, `max_per_transaction` documents per transaction (so Neo4j's memory stays
-    bounded on very large batches); yields each transaction's outcomes once it is committed."""
+    bounded on very large batches); yields each transaction's outcomes once it is committed.
+
+    Each transaction holds the person's write lock. The next one expects the version the last one
+    committed: only a writer that came in between makes it resolve its documents again."""
+    settings = settings or get_settings()
+    expected = _resolved_at(resolved)
     for start in range(0, len(resolved), max(1, max_per_transaction)):
-        yield db.write(driver, merge_batch, owner, resolved[start : start + max_per_transaction])
+        batch = resolved[start : start + max_per_transaction]
+        outcomes, expected = db.write(driver, _merge_locked, owner, batch, expected, settings)
+        yield outcomes
+
+
+def _resolved_at(batch: list[ResolvedDocument]) -> int | None:
+    """The graph version the batch was resolved at; None (resolve again) if unknown or mixed."""
+    versions = {document.graph_version for document in batch}
+    return versions.pop() if len(versions) == 1 else None
+
+
+def _merge_locked(
+    tx: neo4j.ManagedTransaction, owner: str, batch: list[ResolvedDocument], resolved_at: int | None, settings: Settings
+) -> tuple[list[MergeOutcome], int]:
+    """Take the person's write lock, re-resolve the batch if the graph moved since it was
+    resolved, write it; returns the outcomes and the version this transaction commits."""
+    if lock_graph(tx, owner) != resolved_at:
+        batch = _resolve_again(tx, owner, batch, settings)
+    outcomes = merge_batch(tx, owner, batch)
+    return outcomes, graph_version(tx, owner)
+
+
+def _resolve_again(
+    tx: neo4j.ManagedTransaction, owner: str, batch: list[ResolvedDocument], settings: Settings
+) -> list[ResolvedDocument]:
+    """The batch resolved inside the write lock, against the pages and sources as they are now.
+
+    A document found unchanged when it was parsed stays so (it was not extracted); one that
+    another writer has since ingested with the same content becomes unchanged, and a changed one
+    replaces the version that writer left."""
+    parsed = [d.extracted.parsed for d in batch]
+    fresh = with_source_states(parsed, source_states(tx, owner, [p.source_id for p in parsed]))
+    extracted = [
+        d.extracted.model_copy(update={"parsed": now.model_copy(update={"unchanged": True}) if before.unchanged else now})
+        for d, before, now in zip(batch, parsed, fresh, strict=True)
+    ]
+
+    def lookup(vector: list[float], kinds: list[PageKind], limit: int):
+        return vector_candidates(tx, owner, vector, kinds, limit)
+
+    return resolve_documents(extracted, known_pages(tx, owner), settings, embed_texts, lookup)

@@ -34,6 +34,12 @@ MATCH (p:Page {owner: $owner})
 RETURN p.slug AS slug, p.title AS title, p.kind AS kind, coalesce(p.name_keys, []) AS name_keys
 """
 
+PAGE_KINDS = """
+UNWIND $slugs AS slug
+MATCH (p:Page {owner: $owner, slug: slug})
+RETURN p.slug AS slug, p.kind AS kind
+"""
+
 UPSERT_SOURCE = """
 MERGE (s:Source {owner: $owner, id: $src.id})
   ON CREATE SET s.created_at = datetime()
@@ -310,6 +316,11 @@ def known_pages(tx: neo4j.ManagedTransaction, owner: str) -> list[KnownPage]:
         KnownPage(slug=r["slug"], title=r["title"], kind=PageKind(r["kind"]), name_keys=r["name_keys"])
         for r in tx.run(KNOWN_PAGES, owner=owner)
     ]
+
+
+def page_kinds(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str]) -> dict[str, PageKind]:
+    """slug -> kind of those of `slugs` that are pages of the person already."""
+    return {r["slug"]: PageKind(r["kind"]) for r in tx.run(PAGE_KINDS, owner=owner, slugs=slugs)}
 
 
 def record_failure(tx: neo4j.ManagedTransaction, owner: str, source: SourceWrite) -> None:
