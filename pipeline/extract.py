@@ -18,6 +18,7 @@ first-person words ("I", "we") are the person themself: the `you` page.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -29,6 +30,7 @@ from graph_schema.models import CandidateFact, DocumentEntity, EntityMention, Ex
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline.header_people import read_header
+from pipeline.units import split_into_units, unit_breaks
 
 LABEL_KINDS = {
     "PERSON": PageKind.PERSON,
@@ -211,6 +213,47 @@ def _acronym_mentions(text: str, defined: list[tuple[str, str]], groups: dict[st
                 group.add(acronym, match.start(), match.end(), group.kind)
 
 
+def _repeated_mentions(text: str, groups: dict[str, _Group]) -> None:
+    """Every further occurrence of a name the document already uses is a mention of it too.
+
+    The model misses names it found elsewhere in the same document (in a list item, a table
+    cell, a sentence it reads differently); the name, written the same way, is the better evidence.
+    Case-sensitive and on word boundaries, so 'Will Smith' never claims the verb 'will'. One pass
+    over the text with every name at once; longer names are tried first at each position.
+    """
+    group_of = {m.surface: g for g in groups.values() for m in g.mentions}
+    if not group_of:
+        return
+    names = "|".join(re.escape(s) for s in sorted(group_of, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![\w@#/.-])(?:{names})(?![\w@/-]|\.\w)")
+    taken = _SpanSet((m.start, m.end) for g in groups.values() for m in g.mentions)
+    for match in pattern.finditer(text):
+        if taken.add(match.start(), match.end()):
+            group_of[match.group()].add(match.group(), match.start(), match.end(), group_of[match.group()].kinds.most_common(1)[0][0])
+
+
+class _SpanSet:
+    """Disjoint spans, sorted; `add` keeps a span only if it overlaps none already held."""
+
+    def __init__(self, spans) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        for start, end in sorted(spans):
+            if self.ends and start < self.ends[-1]:  # overlapping spans are held as their union
+                self.ends[-1] = max(self.ends[-1], end)
+            else:
+                self.starts.append(start)
+                self.ends.append(end)
+
+    def add(self, start: int, end: int) -> bool:
+        at = bisect.bisect_left(self.starts, end)  # the spans starting before `end`
+        if at and self.ends[at - 1] > start:  # disjoint and sorted: only the last of them can reach in
+            return False
+        self.starts.insert(at, start)
+        self.ends.insert(at, end)
+        return True
+
+
 def _overlaps_any(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
     return any(s < end and start < e for s, e in spans)
 
@@ -234,6 +277,7 @@ def build_extracted(
     _merge_short_person_names(groups)
     defined = _merge_acronyms(text, groups)
     _acronym_mentions(text, defined, groups)
+    _repeated_mentions(text, groups)
 
     entities: list[DocumentEntity] = []
     spans: list[tuple[int, int, int]] = []  # (start, end, entity index)
@@ -260,6 +304,7 @@ def build_extracted(
         spans.extend((s, e, index) for s, e in first_person)
 
     spans.sort()
+    sentences = split_into_units(text, sentences, unit_breaks(text))
     facts: list[CandidateFact] = []
     max_chars = get_settings().max_fact_chars
     position = 0

@@ -1,0 +1,68 @@
+"""Text units: where a fact may begin and end, from the document's own structure.
+
+spaCy's sentence splitter reads a document as prose, so a Markdown heading, a `Date:` line and the
+sentence under them come out as one "sentence" ("# Harbour pitch kickoff Date: 3 March Priya
+Natarajan is leading…"). A heading, a list item, a table row, a `key: value` line and a paragraph
+are units of their own: sentences are cut at their edges, and the markup that opens a line
+("# ", "- ", "| ") is not part of the fact's text. Ordinary wrapped prose keeps its sentences
+whole across line breaks.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A line that is a unit by its shape: a Markdown heading, a list item, a table row, a key: value
+# line ("Date: 3 March", "Attendees: Priya, Daniel") or a setext underline.
+_HEADING = re.compile(r"#{1,6}\s")
+_LIST_ITEM = re.compile(r"(?:[-*+•▪◦]|\d{1,3}[.)])\s+")
+_TABLE_ROW = re.compile(r"\|")
+_KEY_VALUE = re.compile(r"[A-Z][\w ./&'-]{0,30}:(?:\s|$)")
+_UNDERLINE = re.compile(r"(?:=+|-+)\s*$")
+# Markup that opens a unit and is not part of what it says.
+_OPENING_MARKUP = re.compile(r"\s*(?:#{1,6}\s+|(?:[-*+•▪◦]|\d{1,3}[.)])\s+|\|\s*)?")
+
+
+def _is_structural(line: str) -> bool:
+    stripped = line.strip()
+    return bool(
+        _HEADING.match(stripped)
+        or _LIST_ITEM.match(stripped)
+        or _TABLE_ROW.match(stripped)
+        or _KEY_VALUE.match(stripped)
+        or _UNDERLINE.match(stripped)
+    )
+
+
+def unit_breaks(text: str) -> list[int]:
+    """Offsets at which no sentence may continue: the edges of structural lines and blank lines."""
+    breaks: set[int] = set()
+    position = 0
+    for line in text.splitlines(keepends=True):
+        end = position + len(line)
+        if not line.strip() or _is_structural(line):
+            breaks.update((position, end))
+        position = end
+    return sorted(breaks)
+
+
+def split_into_units(text: str, sentences: list[tuple[int, int]], breaks: list[int]) -> list[tuple[int, int]]:
+    """Cut each sentence at the breaks inside it; drop opening markup and empty pieces."""
+    units: list[tuple[int, int]] = []
+    cursor = 0
+    for start, end in sentences:
+        while cursor < len(breaks) and breaks[cursor] <= start:
+            cursor += 1
+        edges = [start]
+        inner = cursor
+        while inner < len(breaks) and breaks[inner] < end:
+            edges.append(breaks[inner])
+            inner += 1
+        edges.append(end)
+        for piece_start, piece_end in zip(edges, edges[1:]):
+            piece_start = _OPENING_MARKUP.match(text, piece_start, piece_end).end()
+            while piece_end > piece_start and text[piece_end - 1].isspace():
+                piece_end -= 1
+            if text[piece_start:piece_end].strip(" |#-*"):
+                units.append((piece_start, piece_end))
+    return units

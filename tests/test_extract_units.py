@@ -1,0 +1,70 @@
+"""Facts follow the document's structure, and a name the document uses is found wherever it recurs
+(real spaCy, no database)."""
+
+from __future__ import annotations
+
+from graph_schema.models import ParsedDocument
+from pipeline.extract import extract_documents
+from pipeline.parse import chunk_text
+from pipeline.units import split_into_units, unit_breaks
+
+NOTES = """# Harbour pitch kickoff
+Date: 3 March
+Attendees: Priya Natarajan, Daniel Okafor
+
+Priya Natarajan is leading the Harbour pitch for Acme Corporation. Daniel Okafor from
+Northwind Logistics joined the call and will share the shipping volumes.
+
+## Actions
+- Daniel Okafor sends the berth schedule to Priya Natarajan
+- Check the budget with Acme Corporation
+"""
+
+
+def _extract(text: str):
+    parsed = ParsedDocument(source_id="s", key="notes.md", text=text, chunks=chunk_text(text, 1500))
+    return extract_documents([parsed])[0]
+
+
+def test_headings_key_value_lines_and_list_items_are_units_of_their_own():
+    extracted = _extract(NOTES)
+    texts = [f.text for f in extracted.facts]
+    # No fact glues a heading or a "Date:" line to the sentence under it...
+    assert not [t for t in texts if "kickoff" in t or "Date:" in t and "leading" in t], texts
+    assert "Priya Natarajan is leading the Harbour pitch for Acme Corporation." in texts
+    # ...prose wrapped over two lines stays one sentence...
+    assert "Daniel Okafor from Northwind Logistics joined the call and will share the shipping volumes." in texts
+    # ...and a list item is one fact without its bullet.
+    assert "Daniel Okafor sends the berth schedule to Priya Natarajan" in texts
+    assert "Check the budget with Acme Corporation" in texts
+    for fact in extracted.facts:  # every span still indexes the document's own text
+        assert NOTES[fact.start : fact.end] in (fact.text, fact.text.replace(" ", "\n", 1)) or \
+            " ".join(NOTES[fact.start : fact.end].split()) == fact.text
+
+
+def test_a_name_found_once_is_a_mention_wherever_it_recurs():
+    extracted = _extract(NOTES)
+    by_name = {e.name: e for e in extracted.entities}
+    acme = by_name["Acme Corporation"]
+    # The model reads the bare list item without labelling the name; the name itself is the evidence.
+    assert len(acme.mentions) == 2
+    priya = by_name["Priya Natarajan"]
+    assert sum(1 for m in priya.mentions if NOTES[m.start : m.end] == "Priya Natarajan") == 3
+    item = next(f for f in extracted.facts if f.text.startswith("Daniel Okafor sends"))
+    assert {extracted.entities[i].name for i in item.entities} == {"Daniel Okafor", "Priya Natarajan"}
+
+
+def test_a_repeated_name_never_claims_part_of_a_longer_word_or_address():
+    text = ("Priya Natarajan met Will Chen in Lisbon. Later Will Chen will call Priya Natarajan again.\n\n"
+            "- Will Chenoweth is another person; write to Will Chen.\n")
+    extracted = _extract(text)
+    will = next(e for e in extracted.entities if e.name == "Will Chen")
+    exact = [i for i in range(len(text)) if text.startswith("Will Chen", i) and not text[i + 9].isalnum()]
+    assert sorted(m.start for m in will.mentions) == exact  # 'Chenoweth' is not 'Chen', 'will' not 'Will'
+
+
+def test_unit_breaks_cut_only_at_structure():
+    text = "A sentence that wraps\nonto a second line.\n\n| Name | Team |\n| Ada | Data |\n"
+    sentences = [(0, len(text))]
+    units = [text[s:e] for s, e in split_into_units(text, sentences, unit_breaks(text))]
+    assert units == ["A sentence that wraps\nonto a second line.", "Name | Team |", "Ada | Data |"]
