@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
@@ -74,12 +76,22 @@ async def test_compile_depths_shapes_and_cache(ingested, mcp):
         # Intent orders members by meaning: the database person first for a data question.
         steered = await compile_(target="harbour", intent="PostgreSQL database loading work", shape="structured")
         assert steered["structured"]["items"][0]["slug"] in {"sofia-marquez", "postgresql"}
+        # ...and another intent orders them otherwise (so the order above is not a fixed one).
+        other = await compile_(target="harbour", intent="the Acme Corporation board and its budget", shape="structured")
+        assert other["structured"]["items"][0]["slug"] not in {"sofia-marquez", "postgresql"}
 
         # Freshness in the future keeps nothing; a wide one keeps everything.
         future = await compile_(target="sofia-marquez", depth="medium", freshness="2999-01-01")
         assert "No facts on this page yet in that time." in future["text"]
-        recent = await compile_(target="sofia-marquez", depth="medium", freshness="7d", shape="structured")
-        assert recent["structured"]["target_facts"]
+        # A cut between two ingests keeps only what the later one taught.
+        cut = datetime.now(timezone.utc)
+        write(ingested["upload"], "harbour/dashboard.md", "Sofia Marquez finished the berth schedule dashboard.\n")
+        ingest_paths([ingested["upload"] / "harbour" / "dashboard.md"])
+        recent = await compile_(target="sofia-marquez", depth="medium", freshness=cut.isoformat(), shape="structured")
+        assert [f["text"] for f in recent["structured"]["target_facts"]] == [
+            "Sofia Marquez finished the berth schedule dashboard."]
+        week = await compile_(target="sofia-marquez", depth="medium", freshness="7d", shape="structured")
+        assert len(week["structured"]["target_facts"]) == 3
 
         # The graph changed: the cache is not used.
         write(ingested["upload"], "harbour/more.md", "Priya Natarajan moved the Harbour pitch review to May.\n")

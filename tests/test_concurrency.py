@@ -42,9 +42,9 @@ def busy_server(graph):
     yield from _serve(graph, SUBTEXT_RATE_LIMIT_CALLS_PER_MINUTE="2000")
 
 
-def _query(graph, cypher: str) -> list[dict]:
+def _query(graph, cypher: str, **params) -> list[dict]:
     with graph["driver"].session() as session:
-        return [dict(r) for r in session.run(cypher, owner=graph["owner"])]
+        return [dict(r) for r in session.run(cypher, owner=graph["owner"], **params)]
 
 
 async def test_ingest_runs_and_mcp_writes_at_once_lose_and_double_nothing(graph, busy_server):
@@ -146,9 +146,9 @@ async def test_ingest_runs_and_mcp_writes_at_once_lose_and_double_nothing(graph,
 
     # Every link asked for exists (once), and renamed pages carry one of their titles.
     for a, b in LINKS:
-        linked = _query(graph, f"MATCH (:Page {{owner: $owner, slug: '{a}'}})-[r:RELATES_TO]-(:Page {{owner: $owner, slug: '{b}'}}) "
-                               "RETURN count(r) AS n")
+        linked = _query(graph, "MATCH (:Page {owner: $owner, slug: $a})-[r:RELATES_TO]-(:Page {owner: $owner, slug: $b}) "
+                               "RETURN count(r) AS n", a=a, b=b)
         assert linked[0]["n"] >= 1, (a, b)
     for slug, titles in RENAMES.items():
-        title = _query(graph, f"MATCH (p:Page {{owner: $owner, slug: '{slug}'}}) RETURN p.title AS title")
+        title = _query(graph, "MATCH (p:Page {owner: $owner, slug: $slug}) RETURN p.title AS title", slug=slug)
         assert len(title) == 1 and title[0]["title"] in titles, (slug, title)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from email.message import EmailMessage
 
 from pptx import Presentation
 
 from graph_schema.queries.pages import get_page
+from graph_schema.transfer import export_records
 from pipeline.run import ingest_paths
 from tests.conftest import write
 
@@ -31,7 +33,7 @@ def _email() -> bytes:
 HTML = """<!doctype html><html><head><title>Vector search notes</title></head><body>
 <h1>Vector search notes</h1>
 <p>Daniel Okafor compared Neo4j with Microsoft for the Harbour pitch.</p>
-<script>var ignored = "Nobody Here";</script>
+<script>var ignored = "Marta Lindqvist from Orion Shipping owns the berth schedule.";</script>
 </body></html>"""
 
 
@@ -52,5 +54,8 @@ def test_pptx_html_and_eml_are_ingested(graph):
     daniel = graph["db"].read(graph["driver"], get_page, graph["owner"], "daniel-okafor", 50)
     assert daniel is not None
     assert {s.key for f in daniel.facts for s in f.sources} >= {"notes.html", "schedule.eml"}
-    # Script text is not document text.
-    assert graph["db"].read(graph["driver"], get_page, graph["owner"], "nobody-here", 5) is None
+    # Script text is not document text: it is in no chunk, fact or page, while the paragraph
+    # beside it is (a control that the export holds the HTML's text at all).
+    exported = json.dumps(list(export_records(graph["driver"], graph["owner"])))
+    assert "Daniel Okafor compared Neo4j" in exported
+    assert "Lindqvist" not in exported and "var ignored" not in exported
