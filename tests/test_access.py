@@ -15,6 +15,7 @@ from fastmcp.exceptions import ToolError
 from graph_schema.access import PAUSED_MESSAGE
 from graph_schema.keys import find_key, revoke, set_paused
 from graph_schema.queries.owners import graph_version
+from graph_schema.transfer import export_records
 from pipeline.run import ingest_paths
 from tests.conftest import make_key, write
 
@@ -116,9 +117,9 @@ async def test_focus_and_me_keys_see_only_their_scope(two_people, served):
         snapshot = (await client.call_tool("graph_snapshot", {})).structured_content
         assert {p["slug"] for p in snapshot["pages"]} == harbour
         assert all(link["source"] in harbour and link["target"] in harbour for link in snapshot["links"])
-        for slug in hidden:
-            page = (await client.call_tool("get_page", {"slug": slug})).structured_content
-            assert page["page"] is None and not page["sources"]
+        for slug in hidden:  # exactly the answer a slug that does not exist gets
+            assert await _answer(client, "get_page", {"slug": slug}) == \
+                (await _answer(client, "get_page", {"slug": "no-such-page"})).replace("no-such-page", slug)
             if slug != "you":
                 with pytest.raises(ToolError, match="No page has the slug"):
                     await client.call_tool("traverse", {"from_slug": slug})
@@ -226,32 +227,49 @@ INJECTIONS = [
 ]
 
 
+def _identities(driver, owner: str) -> set[tuple]:
+    """What identifies each record of a person's graph (pages by slug, facts, sources, links…)."""
+    keys = ("slug", "id", "source", "target", "link", "fact", "page")
+    return {(r["type"], *(str(r.get(k)) for k in keys)) for r in export_records(driver, owner) if r["type"] != "meta"}
+
+
 async def test_user_text_is_stored_verbatim_never_executed(two_people, served):
     g = two_people
-    before = g["db"].read(g["driver"], lambda tx: tx.run("MATCH (n) RETURN count(n) AS n").single()["n"])
+    mine_before = _identities(g["driver"], g["owner"])
+    theirs_before = list(export_records(g["driver"], g["other"]))[1:]  # without the meta line (its time)
+    calls = 0
     async with Client(served.mcp()) as client:
+        own_slugs = set(_slugs(g["driver"], g["owner"]))
         for text in INJECTIONS:
             renamed = (await client.call_tool("rename_page", {"slug": "acme-corporation", "title": text})).structured_content
             assert renamed["page"]["title"] == text
             assert (await client.call_tool("get_page", {"slug": "acme-corporation"})).structured_content["page"]["title"] == text
-            await client.call_tool("search", {"query": text})
+            searched = (await client.call_tool("search", {"query": text})).structured_content
+            assert searched["query"] == text and {h["slug"] for h in searched["results"]} <= own_slugs, searched
+            calls += 3
             for tool, args in [("get_page", {"slug": text}), ("scope", {"target": text}),
                                ("traverse", {"from_slug": text}), ("compile", {"intent": text, "target": text}),
                                ("link_pages", {"from_slug": text, "to_slug": "acme-corporation"})]:
                 answer = await _answer(client, tool, args)
                 assert "No page has the slug" in answer, (tool, answer[:300])
+                calls += 1
             compiled = (await client.call_tool("compile", {"intent": text, "target": "harbour"})).structured_content
             assert compiled["intent"] == " ".join(text.split())
+            calls += 1
         edited = (await client.call_tool("edit_page_body", {"slug": "acme-corporation",
                                                              "body": "Acme Corporation noted: " + " ".join(INJECTIONS)})).structured_content
         assert edited["facts_added"] >= 1
-    after = g["db"].read(g["driver"], lambda tx: tx.run("MATCH (n) RETURN count(n) AS n").single()["n"])
-    assert after > before  # nothing deleted; the edit added its source, chunk and facts
+    # Nothing of this person's graph went (the edit's additions cannot hide a deletion: every record
+    # is compared by identity, not counted), and the other person's graph is exactly as it was.
+    mine_after = _identities(g["driver"], g["owner"])
+    assert mine_before - mine_after == set() and mine_after - mine_before
+    assert list(export_records(g["driver"], g["other"]))[1:] == theirs_before
     stored = g["driver"].execute_query(
         "MATCH (f:Fact {owner: $owner}) WHERE f.text CONTAINS 'DETACH DELETE' RETURN f.text AS text", owner=g["owner"]
     ).records
     assert any("MATCH (n) DETACH DELETE n" in r["text"] for r in stored)
-    print(f"injection strings: {len(INJECTIONS)} x 8 tool calls, none executed")
+    assert calls == len(INJECTIONS) * 9
+    print(f"injection strings: {len(INJECTIONS)} x 9 tool calls, none executed")
 
 
 async def test_stdio_acts_with_the_key_in_its_environment(two_people):
