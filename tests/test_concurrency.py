@@ -122,7 +122,6 @@ async def test_ingest_runs_and_mcp_writes_at_once_lose_and_double_nothing(graph,
     print(f"concurrent writers: 2 ingest runs ({sum(RUNS.values())} documents), {len(edit_answers)} edit_page_body, "
           f"{len(link_answers)} link_pages, {len(rename_answers)} rename_page calls")
     assert all(a["facts_added"] >= 1 for a in edit_answers), edit_answers
-    assert all(a["ok"] for a in link_answers)
     assert all(a["page"] is not None for a in rename_answers)
 
     # No name split over two pages; the organisation both runs introduced is one page.
@@ -148,7 +147,7 @@ async def test_ingest_runs_and_mcp_writes_at_once_lose_and_double_nothing(graph,
     for a, b in LINKS:
         linked = _query(graph, "MATCH (:Page {owner: $owner, slug: $a})-[r:RELATES_TO]-(:Page {owner: $owner, slug: $b}) "
                                "RETURN count(r) AS n", a=a, b=b)
-        assert linked[0]["n"] >= 1, (a, b)
+        assert linked[0]["n"] == 1, (a, b)
     for slug, titles in RENAMES.items():
         title = _query(graph, "MATCH (p:Page {owner: $owner, slug: $slug}) RETURN p.title AS title", slug=slug)
         assert len(title) == 1 and title[0]["title"] in titles, (slug, title)
