@@ -60,6 +60,15 @@ def _blocked_writers(graph) -> int:
 def test_two_processes_introducing_same_names_of_other_kinds_equal_a_serial_run(graph):
     upload = graph["upload"]
     paths = [write(upload, name, text) for name, text in (FOCUS_DOCUMENT, ORGANISATION_DOCUMENT)]
+    # The serial runs go first: they also create the session's Dagster instance storage, which
+    # two processes starting at once would otherwise both try to create.
+    serial = {}
+    for order in (paths, paths[::-1]):
+        other = f"test-serial-{uuid.uuid4().hex[:8]}"
+        for path in order:
+            assert {o.status for o in ingest_paths([path], owner=other).outcomes} == {"ingested"}
+        serial[tuple(p.name for p in order)] = _graph_of(graph, other)
+
     owner = graph["owner"]
     db.write(graph["driver"], ensure_owner, owner, owner)
     env = {**os.environ, "SUBTEXT_OWNER": owner, "SUBTEXT_UPLOAD_DIR": str(upload)}
@@ -85,12 +94,6 @@ def test_two_processes_introducing_same_names_of_other_kinds_equal_a_serial_run(
         assert process.returncode == 0, output[-3000:]
 
     concurrent = _graph_of(graph, owner)
-    serial = {}
-    for order in (paths, paths[::-1]):
-        other = f"test-serial-{uuid.uuid4().hex[:8]}"
-        for path in order:
-            assert {o.status for o in ingest_paths([path], owner=other).outcomes} == {"ingested"}
-        serial[tuple(p.name for p in order)] = _graph_of(graph, other)
     assert concurrent in serial.values(), (concurrent, serial)
     # Whatever the order, the focus area and the organisation are two pages, never one.
     mercury_kinds = sorted(kind for slug, _, kind in concurrent["pages"] if slug.startswith("mercury"))
