@@ -57,7 +57,7 @@ def test_sensor_requests_new_changed_and_deleted_files_once(graph):
     dagster_instance().add_dynamic_partitions("documents", added)  # what the daemon does with it
 
     quiet = evaluate_sensor(first.cursor)
-    assert quiet.run_requests == [] and quiet.skip_message
+    assert quiet.run_requests == [] and quiet.skip_reason.skip_message
 
     path = graph["upload"] / b
     os.utime(path, ns=(1, 1))  # touched, same content: nothing to do

@@ -83,7 +83,8 @@ async def test_upload_endpoint_refuses_bad_input_and_feeds_the_pipeline(graph, u
     async with Client(upload_server.mcp()) as client:
         page = (await client.call_tool("get_page", {"slug": "ingrid-solberg"})).structured_content["page"]
         assert len(page["facts"]) >= 2
-        assert (await client.call_tool("get_page", {"slug": "quentin-abara"})).structured_content["page"] is None
+        with pytest.raises(ToolError, match="No page has the slug"):  # another person's page
+            await client.call_tool("get_page", {"slug": "quentin-abara"})
     async with Client(upload_server.mcp(other_writer)) as client:
         assert (await client.call_tool("get_page", {"slug": "quentin-abara"})).structured_content["page"]
     print(f"upload refusals tried: {refused}")
