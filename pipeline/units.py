@@ -19,6 +19,8 @@ _LIST_ITEM = re.compile(r"(?:[-*+•▪◦]|\d{1,3}[.)])\s+")
 _TABLE_ROW = re.compile(r"\|")
 _KEY_VALUE = re.compile(r"[A-Z][\w ./&'-]{0,30}:(?:\s|$)")
 _UNDERLINE = re.compile(r"(?:=+|-+)\s*$")
+# Full-width sentence ends (Chinese, Japanese): the English sentence splitter reads past them.
+_FULL_WIDTH_END = re.compile(r"[。！？]+")
 # Markup that opens a unit and is not part of what it says.
 _OPENING_MARKUP = re.compile(r"\s*(?:#{1,6}\s+|(?:[-*+•▪◦]|\d{1,3}[.)])\s+|\|\s*)?")
 
@@ -35,7 +37,8 @@ def _is_structural(line: str) -> bool:
 
 
 def unit_breaks(text: str) -> list[int]:
-    """Offsets at which no sentence may continue: the edges of structural lines and blank lines."""
+    """Offsets at which no sentence may continue: the edges of structural lines and blank lines,
+    and the end of a full-width sentence mark."""
     breaks: set[int] = set()
     position = 0
     for line in text.splitlines(keepends=True):
@@ -43,6 +46,7 @@ def unit_breaks(text: str) -> list[int]:
         if not line.strip() or _is_structural(line):
             breaks.update((position, end))
         position = end
+    breaks.update(match.end() for match in _FULL_WIDTH_END.finditer(text))
     return sorted(breaks)
 
 

@@ -68,3 +68,9 @@ def test_unit_breaks_cut_only_at_structure():
     sentences = [(0, len(text))]
     units = [text[s:e] for s, e in split_into_units(text, sentences, unit_breaks(text))]
     assert units == ["A sentence that wraps\nonto a second line.", "Name | Team |", "Ada | Data |"]
+
+
+def test_full_width_sentence_ends_end_a_unit():
+    text = "北京大学的张伟负责项目。李娜下周提交报告！还有问题吗？\n"
+    units = [text[s:e] for s, e in split_into_units(text, [(0, len(text) - 1)], unit_breaks(text))]
+    assert units == ["北京大学的张伟负责项目。", "李娜下周提交报告！", "还有问题吗？"]
