@@ -10,9 +10,10 @@ what it sends is filed there. Errors are JSON `{"error": "..."}`: 4xx for a refu
 from __future__ import annotations
 
 import json
+import tempfile
 import uuid
 from datetime import datetime, timezone
-from pathlib import PurePath
+from pathlib import Path, PurePath
 
 import anyio
 from starlette.requests import Request
@@ -23,7 +24,7 @@ from graph_schema.errors import AccessRefused, GraphUnavailable, RateLimited, Su
 from graph_schema.keys import authenticate
 from graph_schema.upload_folders import SUPPORTED_SUFFIXES, person_upload_dir
 from mcp_server.rate_limit import RateLimiter
-from mcp_server.scoped_writes import home_focus
+from mcp_server.scoped_writes import check_submission_in_scope, home_focus
 from mcp_server.service import GraphService
 
 SOURCE_FIELDS = {"app", "url", "title"}
@@ -124,6 +125,7 @@ def build_upload_endpoint(service: GraphService, limiter: RateLimiter):
                 raise UploadRefused(400, "The file is empty; there is nothing to ingest.")
             folder = await anyio.to_thread.run_sync(lambda: _folder_for(service, access))
             name = f"upload-{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}{suffix}"
+            await anyio.to_thread.run_sync(lambda: _check_in_scope(service, access, name, data))
             await anyio.to_thread.run_sync(lambda: _save(folder, name, data))
             key = (folder / name).relative_to(settings.upload_dir).as_posix()
             return JSONResponse({"id": key}, status_code=201)
@@ -146,6 +148,25 @@ def _folder_for(service: GraphService, access: Access):
     home = home_focus(service.driver(), access)
     folder = person_upload_dir(service.settings, access.owner)
     return folder / home["folder"] if home else folder
+
+
+def _check_in_scope(service: GraphService, access: Access, name: str, data: bytes) -> None:
+    """A limited key's upload is read now, as the run will read it, and refused (AccessRefused,
+    nothing saved) if its text would add facts to a page outside the key's scope; the sensor
+    ingests it later, so this is the only moment the key is known."""
+    visible = service.visible(access)
+    if visible is None:
+        return
+    from pipeline.parse import parse_document
+
+    with tempfile.TemporaryDirectory(prefix="subtext-upload-") as scratch:
+        path = Path(scratch) / name
+        path.write_bytes(data)
+        parsed = parse_document(path, name, access.owner, service.settings)
+    if parsed.failure is None and parsed.text.strip():
+        home = home_focus(service.driver(), access)
+        check_submission_in_scope(service.driver(), access, visible, parsed.text, None,
+                                  home["title"] if home else None, service.settings)
 
 
 def _save(folder, name: str, data: bytes) -> None:

@@ -211,9 +211,10 @@ def merge_batch(
     wanted |= {(d.anchor.slug, d.anchor.kind) for d in batch if d.anchor}
     wanted |= {(d.focus_slug, PageKind.FOCUS) for d in batch if d.focus_slug}
     existing = page_kinds(tx, owner, sorted({slug for slug, _ in wanted}))
-    clashes = sorted(f"{slug!r} is a {existing[slug].value} page, not a {kind.value} one"
+    clashes = sorted(f"{slug!r} is the page of a {existing[slug].value}, not of a {kind.value}"
                      for slug, kind in wanted if existing.get(slug, kind) is not kind)
     if clashes:
         raise RunFailed(f"Nothing was written: {'; '.join(clashes)} (the documents were resolved against pages "
-                        "that have changed since). Run the same command again; it resolves them afresh.")
+                        "that have changed since). Run them again (the same command, or re-execute the run in `subtext dagster`); "
+                        "they are resolved afresh.")
     return [merge_document(tx, owner, document, document.extracted.parsed.previous_hash, embed) for document in batch]

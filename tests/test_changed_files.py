@@ -9,7 +9,7 @@ import math
 from graph_schema.brief import current_brief
 from graph_schema.embedding import embed_text
 from graph_schema.kinds import SourceKind
-from graph_schema.queries.navigation import link_pages, traverse
+from graph_schema.queries.navigation import LinkOutcome, link_pages, rename_page, traverse
 from graph_schema.queries.search import fulltext_search, vector_search
 from mcp_server.service import GraphService
 from pipeline.parse import source_id_for
@@ -138,7 +138,7 @@ def test_a_deleted_file_takes_along_links_and_pages_only_it_supported(graph):
     assert any(t == "IN_CONTEXT" and "fund" in (x, y) for t, x, y in links)
     # A link made by hand outlives the file behind its pages.
     with graph["driver"].session() as session:
-        assert session.execute_write(link_pages, owner, "oskar-lind", "baltic-freight-forum")
+        assert session.execute_write(link_pages, owner, "oskar-lind", "baltic-freight-forum") == LinkOutcome.CREATED
 
     (graph["upload"] / "fund" / "a.md").unlink()
     assert [o.status for o in run_ingest(["fund/a.md"]).outcomes] == ["retired"]
@@ -153,8 +153,10 @@ def test_a_deleted_file_takes_along_links_and_pages_only_it_supported(graph):
     around = graph["db"].read(graph["driver"], traverse, owner, "ingrid-holm", "RELATES_TO", None, 10)
     assert {r["slug"]: r["weight"] for r in around} == {"marta-kowalski": 1, "copper-valley-fund": 1}
 
-    # No live file is in "fund" any more: the focus area and its links go.
-    assert _page(graph, "fund") is None and not any(t == "IN_CONTEXT" for t, _, _ in links)
+    # No live file is in "fund" any more: its links go; the focus area itself stays, empty (keys
+    # limited to it name it), and leaves the brief.
+    fund = _page(graph, "fund")
+    assert fund is not None and fund["fact_count"] == 0 and not any(t == "IN_CONTEXT" for t, _, _ in links)
     oskar = _page(graph, "oskar-lind")  # kept for its hand-made link, but says nothing any more
     assert oskar is not None and oskar["body"] == "" and oskar["fact_count"] == 0
     assert _fulltext(graph, "advises") == []
@@ -163,10 +165,15 @@ def test_a_deleted_file_takes_along_links_and_pages_only_it_supported(graph):
     assert "baltic-freight-forum" not in _compiled_text("ingrid-holm")
 
     # b.md drops the sentence it shared with the deleted a.md: only a retired file says it now.
+    # Pages nothing supports go, except one the person renamed by hand.
+    with graph["driver"].session() as session:
+        assert session.execute_write(rename_page, owner, "copper-valley-fund", "Copper Valley Fund (Gdańsk)")
     write(graph["upload"], "b.md", "Marta Kowalski chairs the Baltic Freight Forum.\n")
     ingest_paths([graph["upload"]])
     assert _facts(graph)[A_SHARED]["retired"] is True
-    assert _page(graph, "copper-valley-fund") is None and _page(graph, "ingrid-holm") is None
+    assert _page(graph, "ingrid-holm") is None
+    renamed = _page(graph, "copper-valley-fund")
+    assert renamed is not None and renamed["fact_count"] == 0
     marta = _page(graph, "marta-kowalski")
     assert marta["body"] == "- Marta Kowalski chairs the Baltic Freight Forum." and marta["fact_count"] == 1
-    assert _fulltext(graph, "Copper Valley") == []
+    assert _fulltext(graph, "Copper Valley") == ["copper-valley-fund: Copper Valley Fund (Gdańsk)"]  # its name only

@@ -53,7 +53,10 @@ def _graph_of(graph, owner: str) -> dict:
 
 
 def _blocked_writers(graph) -> int:
-    rows = _query(graph, "SHOW TRANSACTIONS YIELD status WHERE status STARTS WITH 'Blocked' RETURN count(*) AS n", "")
+    # Waiting on the person's write lock itself (not, say, on creating the owner): both have
+    # resolved their documents and reached the merge.
+    rows = _query(graph, "SHOW TRANSACTIONS YIELD status, currentQuery WHERE status STARTS WITH 'Blocked' "
+                         "AND currentQuery CONTAINS 'last_write_at' RETURN count(*) AS n", "")
     return rows[0]["n"]
 
 

@@ -99,3 +99,18 @@ def test_focus_key_upload_lands_in_its_focus_area(two_areas, served):
     assert [o.status for o in report.outcomes] == ["ingested"], report.outcomes
     quentin = _page(g, "quentin-marlowe")
     assert quentin is not None and "harbour" in {link.page.slug for link in quentin.links}
+
+
+def test_focus_key_upload_about_a_hidden_page_is_refused_and_not_saved(two_areas, served):
+    g = two_areas
+    key = make_key(g, "harbour uploader", scope="focus:harbour")
+    before = sorted(p.relative_to(g["upload"]).as_posix() for p in g["upload"].rglob("*") if p.is_file())
+    lucia_before = _page(g, "lucia-ferreira").facts_total
+    with httpx.Client(base_url=served.base, timeout=120) as http:
+        response = http.post("/api/upload", headers={"Authorization": f"Bearer {key}"},
+                             files={"file": ("notes.md", b"Lucia Ferreira will present the Harbour pitch budget.\n")})
+    assert response.status_code == 403, response.text
+    assert not any(word in response.text for word in HIDDEN), response.text
+    after = sorted(p.relative_to(g["upload"]).as_posix() for p in g["upload"].rglob("*") if p.is_file())
+    assert after == before  # nothing saved, so the sensor has nothing to ingest
+    assert _page(g, "lucia-ferreira").facts_total == lucia_before

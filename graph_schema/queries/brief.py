@@ -34,6 +34,7 @@ OPTIONAL MATCH (m)<-[x:MENTIONS]-(:Source {owner: $owner, status: 'ingested'})
 WITH focus, m, count(x) AS weight
 ORDER BY weight DESC, m.title
 WITH focus, collect(m {.slug, .title, .kind})[..$per_focus] AS members, count(m) AS member_count
+WHERE member_count > 0  // an area whose documents are all gone stays a page (keys name it), not news
 RETURN focus.slug AS slug, focus.title AS title, 'focus' AS kind, members, member_count, focus.updated_at AS updated_at
 ORDER BY member_count DESC, updated_at DESC
 LIMIT $max_focus

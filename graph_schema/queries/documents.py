@@ -168,12 +168,17 @@ MATCH (p:Page {owner: $owner, slug: slug})
 MERGE (x)-[:ABOUT]->(p)
 """
 
+# Two pages have one RELATES_TO whichever way round it was made (a hand link, an older graph or
+# an import may hold b->a): the source joins the link there is; a new one runs in slug order.
 WRITE_RELATIONS = """
 UNWIND $pairs AS pair
 MATCH (a:Page {owner: $owner, slug: pair[0]}), (b:Page {owner: $owner, slug: pair[1]})
-MERGE (a)-[r:RELATES_TO]->(b)
-  ON CREATE SET r.created_at = datetime(), r.sources = [], r.manual = false
-SET r.sources = CASE WHEN $sid IN r.sources THEN r.sources ELSE r.sources + $sid END
+OPTIONAL MATCH (a)-[existing:RELATES_TO]-(b)
+WITH a, b, head(collect(existing)) AS existing
+FOREACH (r IN CASE WHEN existing IS NULL THEN [1] ELSE [] END |
+  CREATE (a)-[:RELATES_TO {created_at: datetime(), sources: [$sid], manual: false}]->(b))
+FOREACH (r IN CASE WHEN existing IS NOT NULL AND NOT $sid IN coalesce(existing.sources, []) THEN [existing] ELSE [] END |
+  SET r.sources = coalesce(r.sources, []) + $sid)
 """
 
 WRITE_IN_CONTEXT = """
@@ -212,7 +217,7 @@ SET p.body = reduce(acc = '', t IN texts | acc + CASE WHEN acc = '' THEN '' ELSE
 DROP_UNSUPPORTED_PAGES = """
 UNWIND $slugs AS slug
 MATCH (p:Page {owner: $owner, slug: slug})
-WHERE p.kind <> 'you'
+WHERE NOT p.kind IN ['you', 'focus'] AND p.renamed_at IS NULL
   AND NOT EXISTS { (p)<-[:ABOUT]-(f:Fact) WHERE NOT f.retired }
   AND NOT EXISTS { (p)<-[:MENTIONS]-(s:Source) WHERE s.status <> 'retired' }
   AND NOT EXISTS { (s:Source {owner: $owner, focus: p.slug}) WHERE s.status <> 'retired' }

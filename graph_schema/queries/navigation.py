@@ -7,7 +7,7 @@ from enum import Enum
 import neo4j
 
 from graph_schema.kinds import PageKind
-from graph_schema.queries.owners import bump_version
+from graph_schema.queries.owners import bump_version, lock_graph
 
 
 class LinkOutcome(str, Enum):
@@ -122,7 +122,7 @@ RENAME_PAGE = """
 MATCH (p:Page {owner: $owner, slug: $slug})
 SET p.aliases = CASE WHEN p.title IN coalesce(p.aliases, []) OR p.title = $title OR p.kind = 'you'
                      THEN coalesce(p.aliases, []) ELSE coalesce(p.aliases, []) + p.title END,
-    p.title = $title, p.updated_at = datetime()
+    p.title = $title, p.updated_at = datetime(), p.renamed_at = datetime()
 RETURN p.slug AS slug
 """
 
@@ -199,6 +199,7 @@ def focus_home(tx: neo4j.ManagedTransaction, owner: str, slug: str, document_kin
 
 
 def rename_page(tx: neo4j.ManagedTransaction, owner: str, slug: str, title: str) -> bool:
+    lock_graph(tx, owner)  # the person's write lock first, in the order every writer takes it
     renamed = tx.run(RENAME_PAGE, owner=owner, slug=slug, title=title).single() is not None
     if renamed:
         bump_version(tx, owner)
@@ -212,6 +213,7 @@ def links_between(tx: neo4j.ManagedTransaction, owner: str, a: str, b: str) -> l
 
 def link_pages(tx: neo4j.ManagedTransaction, owner: str, a: str, b: str) -> LinkOutcome:
     """Link two existing pages by hand (one RELATES_TO, whichever way round they are named)."""
+    lock_graph(tx, owner)  # the person's write lock first, in the order every writer takes it
     first, second = sorted((a, b))
     record = tx.run(LINK_PAGES, owner=owner, first=first, second=second).single()
     if record is None:
