@@ -5,7 +5,7 @@ would back up. For every gold person of every document it finds the page their h
 landed on (by the mention's surface form in that document's MENTIONS), plus any other person
 page known by their full name. From those:
 
-    recall          share of gold people with at least one person page
+    recall          share of gold people whose own mentions landed on a person page
     duplicate rate  share of gold people spread over more than one page
     wrong merges    pages holding two different gold people
 
@@ -99,7 +99,7 @@ def score_people(records: Iterable[dict[str, Any]], gold: list[GoldDocument], ke
     # Gold people are told apart by their normalised name: the gold spells one person both
     # "Marc-Andre Lemburg" and "Marc-André Lemburg", and that is one person.
     spelled: dict[str, str] = {}
-    holding: dict[str, set[str]] = defaultdict(set)  # gold name -> page slugs
+    landed: dict[str, set[str]] = defaultdict(set)  # gold name -> pages their mentions landed on
     counts: dict[str, int] = defaultdict(int)
     ingested = 0
     for document in gold:
@@ -112,15 +112,16 @@ def score_people(records: Iterable[dict[str, Any]], gold: list[GoldDocument], ke
             counts[person] += 1
             for mention in mentions.get(key, []):
                 if any(normalise_name(surface) == wanted for surface in mention["surfaces"]):
-                    holding[person].add(mention["page"])
-            holding[person] |= persons_by_key.get(wanted, set())
+                    landed[person].add(mention["page"])
 
+    # Found: a mention of the person in a document that names them landed on a person page.
+    # Spread over pages: where their mentions landed, plus any other person page by their name.
     results = [
         PersonResult(
             name=person,
             documents=counts[person],
-            pages=sorted(holding[person]),
-            found=any(pages[s]["kind"] == PageKind.PERSON.value for s in holding[person]),
+            pages=sorted(landed[person] | persons_by_key.get(normalise_name(person), set())),
+            found=any(pages.get(s, {}).get("kind") == PageKind.PERSON.value for s in landed[person]),
         )
         for person in sorted(counts)
     ]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 from graph_schema import db
@@ -12,6 +14,7 @@ from graph_schema.queries.owners import delete_owner_batch, ensure_owner
 from graph_schema.queries.schema import create_schema
 from graph_schema.settings import Settings, get_settings, reset_settings
 from graph_schema.transfer import export_records
+from pipeline.entity_quality import EntityScore, find_scorer, predicted_mentions, run_scorer
 from pipeline.quality import GoldDocument, QualityReport, read_gold, score_people
 from pipeline.run import ingest_paths
 
@@ -40,16 +43,54 @@ def run_quality(corpus: Path, owner: str) -> QualityReport:
     if missing:
         raise InvalidRequest(f"gold.jsonl names {len(missing)} files that {docs} lacks, first {missing[0]}.")
 
-    # The quality graph has its own owner and upload folder, so the person's own graph and the
-    # upload-folder sensor never see the corpus.
-    state_dir = get_settings().state_dir
+    return ingest_and_score(docs, gold, _fresh_graph(owner))
+
+
+def _fresh_graph(owner: str) -> Settings:
+    """Settings for an emptied graph of `owner` with an upload folder of its own.
+
+    The quality graph has its own owner and upload folder, so the person's own graph and the
+    upload-folder sensor never see the corpus."""
+    quality_dir = (get_settings().state_dir / "quality").resolve()
+    upload_dir = (quality_dir / owner).resolve()
+    if upload_dir.parent != quality_dir or not owner.strip():
+        raise InvalidRequest(f"{owner!r} cannot name a quality graph; use letters, digits and dashes (quality-gum).")
     os.environ["SUBTEXT_OWNER"] = owner
-    os.environ["SUBTEXT_UPLOAD_DIR"] = str(state_dir / "quality" / owner)
+    os.environ["SUBTEXT_UPLOAD_DIR"] = str(upload_dir)
     reset_settings()
     settings = get_settings()
+    shutil.rmtree(settings.upload_dir, ignore_errors=True)
     with db.open_driver(settings) as driver:
         create_schema(driver)
         while db.write(driver, delete_owner_batch, owner):
             pass
         db.write(driver, ensure_owner, owner, settings.owner_name)
-    return ingest_and_score(docs, gold, settings)
+    return settings
+
+
+def run_entity_quality(corpus: Path, owner: str, kind_sets: list[list[str]]) -> list[EntityScore]:
+    """Empty the `owner` graph, ingest a GUM-layout corpus into it, and score it once per kind set."""
+    scorer = find_scorer(corpus)
+    gold_docs = sorted({json.loads(line)["doc"] for line in (corpus / "gold.jsonl").open(encoding="utf-8") if line.strip()})
+    missing = [d for d in gold_docs if not (corpus / "docs" / d).is_file()]
+    if missing:
+        raise InvalidRequest(f"gold.jsonl names {len(missing)} documents that {corpus / 'docs'} lacks, first {missing[0]}.")
+    settings = _fresh_graph(owner)
+    target = settings.upload_dir / CORPUS_FOLDER
+    target.mkdir(parents=True, exist_ok=True)
+    words = 0
+    for name in gold_docs:
+        shutil.copy2(corpus / "docs" / name, target / name)
+        words += len((target / name).read_text(encoding="utf-8").split())
+    started = time.perf_counter()
+    ingest_paths([target], owner=settings.owner)
+    seconds = time.perf_counter() - started
+    with db.open_driver(settings) as driver:
+        records = list(export_records(driver, settings.owner))
+    predictions = settings.state_dir / "quality" / f"{owner}.predicted.jsonl"
+    predictions.write_text("".join(json.dumps(p) + "\n" for p in predicted_mentions(records, f"{CORPUS_FOLDER}/")))
+    return [
+        EntityScore(corpus=corpus.name, kinds=kinds, documents=len(gold_docs), words=words, ingest_seconds=seconds,
+                    report=run_scorer(scorer, corpus, predictions, kinds))
+        for kinds in kind_sets
+    ]

@@ -287,21 +287,47 @@ def import_graph(path: Path = typer.Argument(..., exists=True, dir_okay=False, h
     out.print(f"Imported into {get_settings().owner!r}: " + ", ".join(f"{n} {t}s" for t, n in counts.items()) + ".")
 
 
+SHARED_CORPORA = PROJECT_ROOT.parent / "shared" / "corpora"
+
+
+def _corpus_folder(corpus: str) -> Path:
+    """A folder, or a corpus name (peps, gum, softner): the full corpus beside the repository if
+    it is there, else the subset kept with the tests."""
+    given = Path(corpus)
+    if given.is_dir():
+        return given
+    for candidate in (SHARED_CORPORA / corpus, PROJECT_ROOT / "tests" / "data" / corpus):
+        if (candidate / "gold.jsonl").is_file():
+            return candidate
+    raise SubtextError(f"No corpus {corpus!r}: pass a folder holding gold.jsonl and docs/, or one of peps, gum, softner.")
+
+
 @app.command()
 def quality(
-    corpus: Path = typer.Option(PROJECT_ROOT / "tests" / "data" / "peps", help="A folder with gold.jsonl and docs/ (default: the PEP corpus kept with the tests)."),
-    owner: str = typer.Option("quality-peps", help="The graph the corpus is ingested into (emptied first)."),
+    corpus: str = typer.Option("peps", help="peps, gum, softner or a folder with gold.jsonl and docs/."),
+    owner: str = typer.Option("", help="The graph the corpus is ingested into, emptied first (default quality-<corpus>)."),
+    kinds: list[str] = typer.Option([], help="Kind sets to score, comma-separated, repeatable (default: person,organisation; SoftNER also tool)."),
 ) -> None:
-    """Ingest a gold corpus (the PEPs) into its own graph and print recall, duplicates and wrong merges."""
+    """Ingest a gold corpus into its own graph and print recall, duplicate pages and wrong merges.
+
+    PEPs are scored on their header people; GUM-layout corpora (GUM, SoftNER) on every named
+    mention in the body text, with the corpus's own scorer."""
+    from pipeline.entity_quality import format_entity_scores, is_entity_corpus
     from pipeline.quality import format_report
-    from pipeline.quality_run import run_quality
+    from pipeline.quality_run import run_entity_quality, run_quality
 
     try:
+        folder = _corpus_folder(corpus)
+        owner = owner or f"quality-{folder.name}"
         ensure_graph_server()
-        report = run_quality(corpus, owner)
+        if is_entity_corpus(folder):
+            default = [["person", "organisation"], ["tool"]] if folder.name == "softner" else [["person", "organisation"]]
+            kind_sets = [k.split(",") for k in kinds] or default
+            out.print(format_entity_scores(run_entity_quality(folder, owner, kind_sets)))
+        else:
+            out.print(format_report(run_quality(folder, owner)))
     except SubtextError as e:
         _fail(e)
-    out.print(format_report(report))
 
 
 # ------------------------------------------------------------------------------- serving
