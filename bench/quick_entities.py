@@ -1,0 +1,142 @@
+"""A fast tuning loop for extraction and resolution: parse → extract → resolve in memory, then score.
+
+`subtext quality` is the figure of record (the real pipeline through Dagster into Neo4j). This
+runs the same functions without the database: one batch into an empty graph resolves exactly as
+the quality run's one batch does (the vector index only holds stored pages, and there are none),
+and page merges are applied as the merge stage applies them. spaCy's output and the embeddings
+are cached on disk by text, so a change to the rules after extraction is scored in seconds.
+
+    .venv/bin/python bench/quick_entities.py ../shared/corpora/gum [--kinds person,organisation] [--explain]
+
+It prints the scorer's figures and writes the predictions to $QUICK_CACHE/predicted.<corpus>.jsonl.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import pickle
+import sys
+import time
+from pathlib import Path
+
+from graph_schema.embedding import embed_texts
+from graph_schema.settings import get_settings
+from pipeline.entity_quality import find_scorer, run_scorer
+from pipeline.extract import extract_documents, load_nlp
+from pipeline.parse import parse_document
+from pipeline.resolve import resolve_documents
+
+CACHE = Path(os.environ.get("QUICK_CACHE", "/tmp/subtext-quick-cache"))  # one per worktree when several tune at once
+
+
+class CachedNlp:
+    """spaCy's `pipe` with each chunk's Doc kept on disk, keyed by the pipeline and the text."""
+
+    def __init__(self) -> None:
+        self.nlp = load_nlp()
+        self.tag = hashlib.sha1(repr((self.nlp.meta.get("name"), self.nlp.meta.get("version"), self.nlp.pipe_names)).encode()).hexdigest()[:10]
+        self.path = CACHE / f"docs-{self.tag}.pickle"
+        self.store: dict[str, bytes] = pickle.loads(self.path.read_bytes()) if self.path.exists() else {}
+
+    def pipe(self, work, as_tuples=True, batch_size=32):
+        from spacy.tokens import Doc
+
+        work = list(work)
+        todo = [text for text, _ in work if self._key(text) not in self.store]
+        for doc in self.nlp.pipe(todo, batch_size=batch_size):
+            self.store[self._key(doc.text)] = doc.to_bytes(exclude=["tensor", "user_data"])
+        if todo:
+            CACHE.mkdir(exist_ok=True)
+            self.path.write_bytes(pickle.dumps(self.store))
+        for text, context in work:
+            yield Doc(self.nlp.vocab).from_bytes(self.store[self._key(text)]), context
+
+    @staticmethod
+    def _key(text: str) -> str:
+        return hashlib.sha1(text.encode()).hexdigest()
+
+
+class CachedEmbedder:
+    def __init__(self) -> None:
+        self.path = CACHE / "vectors.pickle"
+        self.store: dict[str, list[float]] = pickle.loads(self.path.read_bytes()) if self.path.exists() else {}
+        self.added = 0
+
+    def __call__(self, texts: list[str]) -> list[list[float]]:
+        todo = sorted({t for t in texts if t not in self.store})
+        if todo:
+            for text, vector in zip(todo, embed_texts(todo), strict=True):
+                self.store[text] = vector
+            self.added += len(todo)
+        return [self.store[t] for t in texts]
+
+    def save(self) -> None:
+        if self.added:
+            CACHE.mkdir(exist_ok=True)
+            self.path.write_bytes(pickle.dumps(self.store))
+
+
+def predictions(corpus: Path, limit: int | None = None) -> tuple[list[dict], int, float]:
+    settings = get_settings()
+    names = sorted(json.loads(line)["doc"] for line in (corpus / "gold.jsonl").open() if line.strip())
+    names = sorted(set(names))[:limit]
+    parsed = [parse_document(corpus / "docs" / n, n, "quick", settings) for n in names]
+    embedder = CachedEmbedder()
+    started = time.perf_counter()
+    extracted = extract_documents(parsed, nlp=CachedNlp(), embed=embedder)
+    resolved = resolve_documents(extracted, [], settings, embedder, None)
+    seconds = time.perf_counter() - started
+    embedder.save()
+    folded: dict[str, str] = {}
+    for document in resolved:
+        for merge in document.page_merges:
+            folded[merge.from_slug] = merge.into_slug
+    kinds: dict[str, str] = {}
+    for document in resolved:  # the first kind a page is created with is the kind it keeps
+        for r in document.resolutions:
+            kinds.setdefault(r.slug, r.kind.value)
+
+    def final(slug: str) -> str:
+        while slug in folded:
+            slug = folded[slug]
+        return slug
+
+    out = []
+    for document in resolved:
+        entities = document.extracted.entities
+        for r in document.resolutions:
+            page = final(r.slug)
+            for m in entities[r.entity].mentions:
+                out.append({"doc": document.extracted.parsed.key, "start": m.start, "end": m.end, "page": page,
+                            "kind": kinds.get(page, r.kind.value)})
+    return out, sum(len(p.text.split()) for p in parsed), seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("corpus", type=Path)
+    parser.add_argument("--kinds", default="person,organisation")
+    parser.add_argument("--limit", type=int)
+    parser.add_argument("--explain", action="store_true")
+    args = parser.parse_args()
+    corpus = args.corpus.resolve()
+    out, words, seconds = predictions(corpus, args.limit)
+    path = CACHE / f"predicted.{corpus.name}.jsonl"
+    CACHE.mkdir(exist_ok=True)
+    path.write_text("".join(json.dumps(p) + "\n" for p in out))
+    if args.explain:
+        import subprocess
+
+        subprocess.run([sys.executable, str(find_scorer(corpus)), str(corpus), str(path), "--kinds", args.kinds, "--explain"])
+        return
+    report = run_scorer(find_scorer(corpus), corpus, path, args.kinds.split(","))
+    keep = ["recall", "recall_by_kind", "duplicate_page_rate", "multi_doc_duplicate_rate", "wrongly_merged_entity_rate",
+            "merge_precision", "biggest_page"]
+    print(json.dumps({k: report.get(k) for k in keep}), f"words {words} extract+resolve {seconds:.1f}s")
+
+
+if __name__ == "__main__":
+    main()
