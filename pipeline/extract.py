@@ -180,6 +180,7 @@ def _merge_short_person_names(groups: dict[str, _Group]) -> None:
         (k for k, g in groups.items() if g.kind is PageKind.PERSON or (len(k.split()) == 1 and g.certain_kind is None)),
         key=lambda k: -len(k.split()),  # 'van Rossum' joins 'Guido van Rossum' before 'Rossum' looks for a home
     )
+    ambiguous: list[tuple[str, list[str]]] = []
     for key in short:
         words = key.split()
         fits = _full_names_ending_with(groups, words) or [
@@ -189,7 +190,15 @@ def _merge_short_person_names(groups: dict[str, _Group]) -> None:
             and len(fk.split()) > len(words)
             and fk.split()[: len(words)] == words
         ]
-        fits = _dominant(groups, fits)
+        if len(fits) > 1:
+            ambiguous.append((key, fits))
+        elif len(fits) == 1 and key in groups:
+            part = groups.pop(key)
+            part.kinds = Counter({PageKind.PERSON: sum(part.kinds.values())})  # it is a part of a person's name
+            groups[fits[0]].absorb(part)
+    # Then a lone name several full names fit, once the unambiguous ones have joined and counted.
+    for key, fits in ambiguous:
+        fits = _dominant(groups, [fk for fk in fits if fk in groups])
         if len(fits) == 1 and key in groups:
             part = groups.pop(key)
             part.kinds = Counter({PageKind.PERSON: sum(part.kinds.values())})  # it is a part of a person's name
@@ -280,7 +289,7 @@ def _merge_short_org_names(groups: dict[str, _Group]) -> None:
 
 def _preceding_word(text: str, start: int) -> str:
     match = _WORD_BEFORE.search(text, max(0, start - 30), start)
-    return match.group(1).lower() if match else ""
+    return match.group(1) if match else ""
 
 
 def _local_names(text: str, group: _Group) -> list[str]:
@@ -323,6 +332,12 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]]) -> list[tuple
     known = {normalise_name(text[s:e]): k for (s, e, k), h in zip(raw, headline, strict=True) if not h}
     out: list[tuple[int, int, PageKind]] = []
     for (start, end, kind), in_head in zip(raw, headline, strict=True):
+        if kind in (PageKind.PERSON, PageKind.ORGANISATION):
+            part = names.name_part(text[start:end], kind is PageKind.PERSON)
+            if part is not None:
+                start, end = start + part[0], start + part[1]
+        if kind is PageKind.PERSON:
+            start = names.start_with_titles(text, start)
         surface = text[start:end]
         parts = names.conjoined_parts(surface, set(known))
         if parts:

@@ -47,7 +47,8 @@ def _nicknamer():
 
 
 def strip_honorifics(surface: str) -> str:
-    """The person's name without the titles and roles in front of it: 'Chief Justice Kennedy' -> 'Kennedy'.
+    """The person's name without the titles and roles in front of it: 'Chief Justice Kennedy' -> 'Kennedy',
+    nor the degrees and honours after it: 'Daniel Bernoulli FRS' -> 'Daniel Bernoulli'.
 
     A span that is titles only ('Mr. Chief Justice') gives ''. Only leading words are titles,
     and only while a capitalised word is left after them, so 'General' alone stays itself.
@@ -61,7 +62,88 @@ def strip_honorifics(surface: str) -> str:
     rest = words[cut:]
     if cut and len(rest) == 1 and rest[0].lower().strip(".") in _titles():
         return ""
+    while len(rest) > 2 and _is_post_nominal(rest[-1]):
+        rest = rest[:-1]  # 'Daniel Bernoulli FRS', 'Ada Park PhD'
     return " ".join(rest)
+
+
+def _is_post_nominal(word: str) -> bool:
+    """A degree or honour after a name: nameparser's list ('PhD', 'MD'), or letters in capitals ('FRS')."""
+    from nameparser.config import CONSTANTS
+
+    bare = word.strip(".,").replace(".", "")
+    return bare.lower() in CONSTANTS.suffix_acronyms or (bare.isalpha() and bare.isupper() and 2 <= len(bare) <= 5)
+
+
+_WORD_BEFORE = re.compile(r"([A-Z][\w.-]*) $")
+
+
+def start_with_titles(text: str, start: int, max_titles: int = 3) -> int:
+    """Where a person's span starts once the titles the model left outside it are taken in:
+    'Justice [Thomas]' -> '[Justice Thomas]'. A title written with a capital, right before the name."""
+    for _ in range(max_titles):
+        match = _WORD_BEFORE.search(text, max(0, start - 30), start)
+        if not match or not all(p.lower().strip(".") in _titles() for p in match.group(1).split("-") if p):
+            break
+        start = match.start(1)
+    return start
+
+
+def has_title(surface: str) -> bool:
+    return strip_honorifics(surface) != surface
+
+
+# Lower-case words that may stand inside a name ('Bank of America', 'Ludwig van Beethoven').
+_CONNECTORS = frozenset({"of", "and", "for", "the", "at", "on", "in", "de", "du", "des", "da", "di", "del", "della",
+                         "der", "den", "la", "le", "van", "von", "y", "bin", "ibn", "al", "&", "upon"})
+_TOKEN = re.compile(r"\S+")
+
+
+def name_part(surface: str, person: bool) -> tuple[int, int] | None:
+    """The name inside a span the model drew too wide, as (start, end) offsets; None when it is all name.
+
+    'Moreau in 1958' -> 'Moreau', 'conquistador leader Montejo' -> 'Montejo', 'Rathbun the
+    Scientology' -> 'Scientology', 'Jenna Nicole Mourey (born 1986)' -> 'Jenna Nicole Mourey'.
+    A name is a run of words with a capital, with lower-case connectors only between them
+    ('Bank of America', 'Alexander the Great'; an organisation's 'the' only after 'of'); of several runs the longest is kept, the last of equals (a descriptor
+    comes before the name in English).
+    """
+    cut = surface.find(" (")
+    text = surface[:cut] if cut > 0 else surface
+    tokens = [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text)]
+    runs: list[tuple[int, int]] = []  # token index ranges
+    i = 0
+    while i < len(tokens):
+        if not _capitalised(tokens[i][2]):
+            i += 1
+            continue
+        j = i + 1
+        while j < len(tokens):
+            if _capitalised(tokens[j][2]):
+                j += 1
+                continue
+            k = j
+            while k < len(tokens) and tokens[k][2].lower() in _CONNECTORS and not _capitalised(tokens[k][2]):
+                k += 1
+            if k > j and k < len(tokens) and _capitalised(tokens[k][2]) and not (
+                not person and tokens[j][2] == "the" and tokens[j - 1][2].lower() not in _CONNECTORS
+            ):
+                j = k + 1
+                continue
+            break
+        runs.append((i, j))
+        i = j
+    if not runs:
+        return None
+    best = max(runs, key=lambda r: (r[1] - r[0], r[0]))
+    start, end = tokens[best[0]][0], tokens[best[1] - 1][1]
+    if (start, end) == (0, len(surface)):
+        return None
+    return start, end
+
+
+def _capitalised(token: str) -> bool:
+    return any(c.isupper() for c in token)  # 'eBay', 'iPhone', '3M' too
 
 
 def org_base(surface: str) -> str:
@@ -115,19 +197,24 @@ def same_person_name(a: list[str], b: list[str]) -> bool:
 
 
 def is_generic_head(surface: str, preceding: list[str]) -> bool:
-    """A one-word name the document always writes after a determiner: 'the Court', 'this Church'.
+    """A one-word name that is a common noun standing for a body: 'the Court', 'this Church'.
 
-    Such a word is a common noun standing for the body the document is about; another document's
-    'the Court' is another court. Acronyms ('the BBC') are names whatever precedes them.
-    `preceding` holds the word before each mention, lowercased.
+    Another document's 'the Court' is another court. Read so when every mention that stands
+    alone follows a determiner (one after a capitalised word is the head of a longer name the
+    model missed: 'Supreme Court').
+    Acronyms ('the BBC') and plurals ('the Celtics', teams and bands) are names whatever precedes them.
+    `preceding` holds the word before each mention as written.
     """
     words = surface.split()
-    return (
-        len(words) == 1
-        and not surface.isupper()
-        and bool(preceding)
-        and all(word in _DETERMINERS for word in preceding)
-    )
+    if len(words) != 1 or surface.isupper() or not surface[:1].isupper() or _looks_plural(surface):
+        return False
+    alone = [w for w in preceding if not w[:1].isupper()]  # after a capital it is the head of a longer name
+    return bool(alone) and all(w.lower() in _DETERMINERS for w in alone)
+
+
+def _looks_plural(word: str) -> bool:
+    lowered = word.lower()
+    return lowered.endswith("s") and not lowered.endswith(("ss", "us", "is"))
 
 
 def head_word(words: list[str]) -> str:

@@ -199,8 +199,14 @@ def _is_local(entity: DocumentEntity) -> bool:
 def _lone_name_lands(entity: DocumentEntity, page: KnownPage) -> bool:
     """A one-word person name ('Adam') from another document joins a page named in full ('Guido' ->
     'Guido van Rossum'), never another page named by one word only: nothing says they are one person."""
-    lone = len(normalise_name(entity.name).split()) == 1
-    return not (lone and page.kind is PageKind.PERSON and len(normalise_name(page.title).split()) == 1)
+    words = names.name_key(entity.name, True).split()
+    title_words = names.name_key(page.title, True).split()
+    if len(words) != 1 or page.kind is not PageKind.PERSON:
+        return True
+    if len(title_words) <= 1:
+        return False
+    # 'Justice Thomas' is a surname: it never lands on 'Thomas Sam'.
+    return not names.has_title(entity.name) or title_words[-1] == words[0]
 
 
 def _exact_resolution(entity: DocumentEntity, index: int, page: KnownPage, method: str, evidence: str) -> EntityResolution:
@@ -356,6 +362,8 @@ def _name_part_merges(entity: DocumentEntity, slug: str, pages: PageIndex) -> li
         if len(others) != 1 or others[0] not in pages.pages:
             continue
         other = pages.pages[others[0]]
+        if names.has_title(other.title) and names.name_key(other.title, True) != name_words[-1]:
+            continue  # 'Justice Thomas' was a surname: never folded into 'Thomas Sam'
         if other.kind in kinds and normalise_name(other.title) == key:
             pages.fold(other.slug, slug)
             merges.append(PageMerge(
