@@ -292,9 +292,8 @@ def _preceding_word(text: str, start: int) -> str:
     return match.group(1) if match else ""
 
 
-def _local_names(text: str, group: _Group) -> list[str]:
+def _local_names(text: str, group: _Group, name: str) -> list[str]:
     """The names of this entity that only mean it inside this document (see DocumentEntity.local_names)."""
-    name = group.name
     surfaces = sorted({m.surface for m in group.mentions} | group.extra_aliases)
     local: list[str] = []
     if group.kind is PageKind.PERSON:
@@ -348,7 +347,7 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]]) -> list[tuple
             if part is None:
                 out.append((start, end, kind))  # nothing better is known: the headline's span stays
             else:
-                out.append((start + part[0], start + part[1], known[normalise_name(surface[part[0]:part[1]])]))
+                out.append((start + part[0], start + part[1], kind))
             continue
         out.append((start, end, kind))
     return out
@@ -462,13 +461,15 @@ def build_extracted(
     spans: list[tuple[int, int, int]] = []  # (start, end, entity index)
     for group in sorted(groups.values(), key=lambda g: min(m.start for m in g.mentions)):
         name = group.name
+        if group.kind is PageKind.PERSON and names.strip_honorifics(name):
+            name = names.strip_honorifics(name)  # the page is 'Dana Ruiz'; 'Sheriff Dana Ruiz' stays an alias
         aliases = sorted({m.surface for m in group.mentions if m.surface != name} | group.extra_aliases)
         index = len(entities)
         mentions = sorted(group.mentions, key=lambda m: m.start)
         entities.append(
             DocumentEntity(name=name, kind=group.kind, kind_certain=group.certain_kind is not None,
                            aliases=aliases, acronyms=sorted(group.extra_aliases), mentions=mentions,
-                           local_names=_local_names(text, group))
+                           local_names=_local_names(text, group, name))
         )
         spans.extend((m.start, m.end, index) for m in mentions)
     if first_person:

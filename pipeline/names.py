@@ -208,7 +208,8 @@ def is_generic_head(surface: str, preceding: list[str]) -> bool:
     words = surface.split()
     if len(words) != 1 or surface.isupper() or not surface[:1].isupper() or _looks_plural(surface):
         return False
-    alone = [w for w in preceding if not w[:1].isupper()]  # after a capital it is the head of a longer name
+    # After a capitalised word other than a determiner ('Supreme Court') it is the head of a longer name.
+    alone = [w for w in preceding if w.lower() in _DETERMINERS or not w[:1].isupper()]
     return bool(alone) and all(w.lower() in _DETERMINERS for w in alone)
 
 
@@ -262,10 +263,12 @@ def is_headline(line: str, min_words: int, capital_share: float) -> bool:
 
 
 def known_part(surface: str, known: dict[str, str]) -> tuple[int, int] | None:
-    """The longest run of `surface`'s words that is a name the prose uses (key -> kind), as (start, end) offsets.
+    """The longest run of `surface`'s words that is a name the prose uses (key -> kind), or the end of
+    one ('Celtics' of 'Boston Celtics', 'Miller' of 'Tom Miller'), as (start, end) offsets.
 
     None when no part is known, or the whole span is.
     """
+    known = {**{" ".join(k.split()[i:]): kind for k, kind in known.items() for i in range(1, len(k.split()))}, **known}
     spans = [(m.start(), m.end()) for m in re.finditer(r"\S+", surface)]
     best: tuple[int, int] | None = None
     for i in range(len(spans)):

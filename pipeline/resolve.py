@@ -191,6 +191,21 @@ def _name_keys(entity: DocumentEntity) -> list[str]:
     return keys or [normalise_name(entity.name)]
 
 
+def _page_keys(entity: DocumentEntity) -> list[str]:
+    """The keys the entity's page is known by from now on: its matching keys, and the parts of a
+    person's name the document used alone ('Guido'), so that a later document's lone 'Guido' lands
+    on 'Guido van Rossum' (it never lands on a page named by one word only: `_lone_name_lands`)."""
+    keys = _name_keys(entity)
+    if entity.kind is PageKind.PERSON and not _is_local(entity):
+        full = names.name_key(entity.name, True).split()
+        for name in entity.local_names:
+            words = names.name_key(name, True).split()
+            key = " ".join(words)
+            if words and key not in keys and words in (full[: len(words)], full[-len(words):]):
+                keys.append(key)
+    return keys
+
+
 def _is_local(entity: DocumentEntity) -> bool:
     """A generic head ('the Court') or titles alone: a page of its own document, never matched by name."""
     return entity.name in entity.local_names
@@ -206,7 +221,15 @@ def _lone_name_lands(entity: DocumentEntity, page: KnownPage) -> bool:
     if len(title_words) <= 1:
         return False
     # 'Justice Thomas' is a surname: it never lands on 'Thomas Sam'.
-    return not names.has_title(entity.name) or title_words[-1] == words[0]
+    titled = any(names.has_title(n) for n in (entity.name, *entity.aliases))
+    return not titled or title_words[-1] == words[0]
+
+
+def _titled_surname(page: KnownPage) -> bool:
+    """Whether a page named by one word was written with a title ('Justice Thomas'): a surname."""
+    title_key = normalise_name(page.title)
+    return any(names.has_title(key) and normalise_name(names.strip_honorifics(key)) == title_key
+               for key in page.name_keys)
 
 
 def _exact_resolution(entity: DocumentEntity, index: int, page: KnownPage, method: str, evidence: str) -> EntityResolution:
@@ -362,7 +385,7 @@ def _name_part_merges(entity: DocumentEntity, slug: str, pages: PageIndex) -> li
         if len(others) != 1 or others[0] not in pages.pages:
             continue
         other = pages.pages[others[0]]
-        if names.has_title(other.title) and names.name_key(other.title, True) != name_words[-1]:
+        if (names.has_title(other.title) or _titled_surname(other)) and names.name_key(other.title, True) != name_words[-1]:
             continue  # 'Justice Thomas' was a surname: never folded into 'Thomas Sam'
         if other.kind in kinds and normalise_name(other.title) == key:
             pages.fold(other.slug, slug)
@@ -426,7 +449,7 @@ def resolve_documents(
             if resolution.method != "you":
                 # The entity's names become names of the page (exact matches from now on). Fuzzy
                 # matching only ever compares with titles, so variants of variants never chain.
-                pages.add_names(resolution.slug, _name_keys(entity))
+                pages.add_names(resolution.slug, _page_keys(entity))
             resolutions.append(resolution)
         review = [p for p in review if p.slug and p.slug != p.other_slug]
         results.append(
