@@ -138,10 +138,6 @@ class _Group:
             counts = Counter(plain) or counts
         return max(counts, key=lambda s: (len(s.split()), counts[s], len(s)))
 
-    @property
-    def key_words(self) -> list[str]:
-        return _mention_key(self.name, self.kind).split()
-
 
 def _mention_key(surface: str, kind: PageKind) -> str:
     """The key mentions are grouped by: honorifics off a person's name, legal forms off an organisation's."""
