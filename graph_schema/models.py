@@ -63,6 +63,10 @@ class DocumentEntity(Model):
     kind_certain: bool = False  # set by a rule (a header field); otherwise the model's label, a guess
     aliases: list[str] = Field(default_factory=list)  # every other surface form seen
     acronyms: list[str] = Field(default_factory=list)  # defined in the text: "Python Software Foundation (PSF)"
+    # Names that mean this entity only inside its document: a lone given name or surname of a
+    # person named in full, a generic head ("the Court"), titles alone ("Mr. Chief Justice").
+    # Resolution never matches another document's page by them.
+    local_names: list[str] = Field(default_factory=list)
     mentions: list[EntityMention] = Field(default_factory=list)
     context: str = ""  # a few sentences about it from this document (embedded for resolution)
     embedding: list[float] | None = None  # of `context`, when extraction embedded it
@@ -81,7 +85,7 @@ class ExtractedDocument(Model):
     facts: list[CandidateFact] = Field(default_factory=list)
 
 
-ResolutionMethod = Literal["slug", "alias", "fuzzy", "embedding", "new", "you", "focus"]
+ResolutionMethod = Literal["slug", "alias", "fuzzy", "name-variant", "acronym", "embedding", "new", "you", "focus"]
 
 
 class EntityResolution(Model):

@@ -91,6 +91,13 @@ class Settings(BaseSettings):
     fuzzy_merge_threshold: float = Field(default=92.0, description="Name similarity (0-100) at or above which a mention joins a page of the same kind.")
     embedding_merge_threshold: float = Field(default=0.86, description="Cosine similarity at or above which a mention joins a page when names are close too.")
     review_band_low: float = Field(default=0.72, description="Cosine similarity from which a non-merged pair is recorded as possibly the same.")
+    fuzzy_min_words: int = Field(default=2, description="Names of fewer words are never merged by spelling alone ('Frontier' / 'Frontiers' are two airlines' worth of risk).")
+    surname_dominance_ratio: float = Field(default=3.0, description="A lone surname several full names in a document end with joins the one mentioned at least this many times as often as each other.")
+    acronym_min_letters: int = Field(default=2, description="Shortest all-capital name read as an acronym of a name in the same document.")
+    acronym_max_letters: int = Field(default=6, description="Longest all-capital name read as an acronym.")
+    acronym_min_letters_across_documents: int = Field(default=4, description="Shortest acronym matched to a page of another document by the initials of its title (three letters name too many things: OSU).")
+    headline_min_words: int = Field(default=3, description="A line needs this many content words to be read as a Title Case headline.")
+    headline_capital_share: float = Field(default=0.8, description="Share of a line's content words written with a capital for it to be a headline.")
 
     # --- reading ------------------------------------------------------------------------------
     search_min_score: float = Field(default=0.30, description="Vector hits below this cosine score are ignored; full-text answers instead.")

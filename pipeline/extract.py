@@ -29,6 +29,7 @@ from graph_schema.kinds import PageKind, SourceKind
 from graph_schema.models import CandidateFact, DocumentEntity, EntityMention, ExtractedDocument, ParsedDocument
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
+from pipeline import names
 from pipeline.header_people import read_header
 from pipeline.units import split_into_units, unit_breaks
 
@@ -50,6 +51,7 @@ _ACRONYM_SKIP = {"of", "the", "and", "for", "in", "on", "a", "an", "&"}
 _WHITESPACE = re.compile(r"\s+")
 _JUNK = re.compile(r"[<>@{}\[\]|=_*#`\\/]|https?:|www\.")
 _EDGE = " \t\n\"'`()[]{}<>,.;:!?-–—*_"
+_WORD_BEFORE = re.compile(r"(\w+)\W*$")
 
 
 # Only entities and sentence bounds are used: the fast statistical sentence splitter replaces the
@@ -131,7 +133,17 @@ class _Group:
     @property
     def name(self) -> str:
         counts = Counter(m.surface for m in self.mentions)
+        if self.kind is PageKind.PERSON:  # 'Dana Ruiz' names the page, not 'Sheriff Dana Ruiz'
+            plain = {s: n for s, n in counts.items() if names.strip_honorifics(s) == s}
+            counts = Counter(plain) or counts
         return max(counts, key=lambda s: (len(s.split()), counts[s], len(s)))
+
+
+def _mention_key(surface: str, kind: PageKind) -> str:
+    """The key mentions are grouped by: honorifics off a person's name, legal forms off an organisation's."""
+    if kind in (PageKind.PERSON, PageKind.ORGANISATION):
+        return names.name_key(surface, kind is PageKind.PERSON) or normalise_name(surface)
+    return normalise_name(surface)
 
 
 def _group_mentions(
@@ -148,7 +160,7 @@ def _group_mentions(
         if cleaned is None:
             continue
         surface, s, e = cleaned
-        key = normalise_name(surface)
+        key = _mention_key(surface, kind)
         if key:
             groups[key].add(surface, s, e, kind)
     return dict(groups)
@@ -164,19 +176,177 @@ def _merge_short_person_names(groups: dict[str, _Group]) -> None:
         (k for k, g in groups.items() if g.kind is PageKind.PERSON or (len(k.split()) == 1 and g.certain_kind is None)),
         key=lambda k: -len(k.split()),  # 'van Rossum' joins 'Guido van Rossum' before 'Rossum' looks for a home
     )
+    ambiguous: list[tuple[str, list[str]]] = []
     for key in short:
         words = key.split()
-        fits = [
+        fits = _full_names_ending_with(groups, words) or [
             fk
             for fk, g in groups.items()
             if g.kind is PageKind.PERSON
             and len(fk.split()) > len(words)
-            and (fk.split()[: len(words)] == words or fk.split()[-len(words) :] == words)
+            and fk.split()[: len(words)] == words
         ]
-        if len(fits) == 1:
+        if len(fits) > 1:
+            ambiguous.append((key, fits))
+        elif len(fits) == 1 and key in groups:
             part = groups.pop(key)
             part.kinds = Counter({PageKind.PERSON: sum(part.kinds.values())})  # it is a part of a person's name
             groups[fits[0]].absorb(part)
+    # Then a lone name several full names fit, once the unambiguous ones have joined and counted.
+    for key, fits in ambiguous:
+        fits = _dominant(groups, [fk for fk in fits if fk in groups])
+        if len(fits) == 1 and key in groups:
+            part = groups.pop(key)
+            part.kinds = Counter({PageKind.PERSON: sum(part.kinds.values())})  # it is a part of a person's name
+            groups[fits[0]].absorb(part)
+
+
+def _full_names_ending_with(groups: dict[str, _Group], words: list[str]) -> list[str]:
+    """Person names in the document that end with these words: 'Warhol' is Andy Warhol's surname
+    before it is the first word of a span such as 'Warhol Polaroid'."""
+    return [
+        fk for fk, g in groups.items()
+        if g.kind is PageKind.PERSON and len(fk.split()) > len(words) and fk.split()[-len(words):] == words
+    ]
+
+
+def _dominant(groups: dict[str, _Group], fits: list[str]) -> list[str]:
+    """Of several full names a lone name fits, the one the document is about, if one stands out.
+
+    A biography names the subject's parents once and the subject throughout: 'Moreau' is Jeanne
+    Moreau. 'Mark Chen' and 'Lily Chen' named about as often leave a lone 'Chen' unbound.
+    """
+    if len(fits) < 2:
+        return fits
+    ratio = get_settings().surname_dominance_ratio
+    counted = sorted(fits, key=lambda k: -len(groups[k].mentions))
+    top, second = len(groups[counted[0]].mentions), len(groups[counted[1]].mentions)
+    return [counted[0]] if top >= 2 and top >= ratio * second else fits
+
+
+def _merge_person_variants(groups: dict[str, _Group]) -> None:
+    """'Matthew Goode' and 'Matthew William Goode', 'Larry Lessig' and 'Lawrence Lessig' are one person.
+
+    Forms of one full name join the one mentioned most, so that a lone surname then has one full
+    name to join.
+    """
+    people = sorted(
+        (k for k, g in groups.items() if g.kind is PageKind.PERSON and len(k.split()) >= 2),
+        key=lambda k: (-len(groups[k].mentions), -len(k.split()), k),
+    )
+    for i, key in enumerate(people):
+        if key not in groups:
+            continue
+        for other in people[i + 1:]:
+            if other in groups and names.same_person_name(key.split(), other.split()):
+                groups[key].absorb(groups.pop(other))
+
+
+def _merge_bare_acronyms(groups: dict[str, _Group]) -> list[tuple[str, str]]:
+    """'KPA' and 'Korean People's Army' in one document, no parentheses needed: one organisation.
+
+    Only when exactly one organisation of the document has those initials.
+    """
+    settings = get_settings()
+    merged: list[tuple[str, str]] = []
+    for key, group in list(groups.items()):
+        surface = group.name
+        if key not in groups or group.kind is not PageKind.ORGANISATION or not names.is_acronym(
+            surface, settings.acronym_min_letters, settings.acronym_max_letters
+        ):
+            continue
+        letters = surface.replace(".", "").replace("&", "").upper()
+        owners = [
+            k for k, g in groups.items()
+            if k != key and g.kind is PageKind.ORGANISATION and len(k.split()) >= 2 and names.initials_of(k.split()) == letters
+        ]
+        if len(owners) == 1:
+            owner = groups[owners[0]]
+            owner.absorb(groups.pop(key))
+            owner.extra_aliases.add(surface)
+            merged.append((surface, owners[0]))
+    return merged
+
+
+def _merge_short_org_names(groups: dict[str, _Group]) -> None:
+    """'Celtics' after 'Boston Celtics', 'the Bureau' after 'Federal Bureau of Investigation':
+    a short form joins the one organisation of the document it is a short form of."""
+    orgs = sorted((k for k, g in groups.items() if g.kind is PageKind.ORGANISATION), key=lambda k: len(k.split()))
+    for key in orgs:
+        if key not in groups or groups[key].certain_kind is not None:
+            continue
+        fits = [
+            fk for fk in orgs
+            if fk != key and fk in groups and names.short_org_form(key.split(), fk.split())
+        ]
+        if len(fits) == 1:
+            groups[fits[0]].absorb(groups.pop(key))
+
+
+def _preceding_word(text: str, start: int) -> str:
+    match = _WORD_BEFORE.search(text, max(0, start - 30), start)
+    return match.group(1) if match else ""
+
+
+def _local_names(text: str, group: _Group, name: str) -> list[str]:
+    """The names of this entity that only mean it inside this document (see DocumentEntity.local_names)."""
+    surfaces = sorted({m.surface for m in group.mentions} | group.extra_aliases)
+    local: list[str] = []
+    if group.kind is PageKind.PERSON:
+        full = _mention_key(name, PageKind.PERSON).split()
+        for surface in surfaces:
+            words = _mention_key(surface, PageKind.PERSON).split()
+            if names.is_titles_only(surface) or (surface != name and len(words) < len(full) and len(full) >= 2):
+                local.append(surface)  # 'Guido' alone, 'Mr. Roberts', 'Mr. Chief Justice'
+    elif group.kind is PageKind.ORGANISATION:
+        by_surface: dict[str, list[str]] = defaultdict(list)
+        for m in group.mentions:
+            by_surface[m.surface].append(_preceding_word(text, m.start))
+        for surface, preceding in by_surface.items():
+            if names.is_generic_head(surface, preceding):
+                local.append(surface)  # 'the Court', 'the Church'
+    return local
+
+
+def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]]) -> list[tuple[int, int, PageKind]]:
+    """Spans cut down to the names in them: inside a Title Case or capitals headline only a name
+    the prose also uses is kept ('Celtics Sign Star Guard' -> 'Celtics'), and 'Reuters and
+    Bloomberg' is two names when the prose names each alone."""
+    settings = get_settings()
+    headline_of: dict[int, bool] = {}
+
+    def in_headline(start: int) -> bool:
+        line_start = text.rfind("\n", 0, start) + 1
+        if line_start not in headline_of:
+            line_end = text.find("\n", start)
+            line = text[line_start: line_end if line_end >= 0 else len(text)]
+            headline_of[line_start] = names.is_headline(line, settings.headline_min_words, settings.headline_capital_share)
+        return headline_of[line_start]
+
+    headline = [in_headline(s) for s, _, _ in raw]
+    known = {normalise_name(text[s:e]): k for (s, e, k), h in zip(raw, headline, strict=True) if not h}
+    out: list[tuple[int, int, PageKind]] = []
+    for (start, end, kind), in_head in zip(raw, headline, strict=True):
+        if kind in (PageKind.PERSON, PageKind.ORGANISATION):
+            part = names.name_part(text[start:end], kind is PageKind.PERSON)
+            if part is not None:
+                start, end = start + part[0], start + part[1]
+        if kind is PageKind.PERSON:
+            start = names.start_with_titles(text, start)
+        surface = text[start:end]
+        parts = names.conjoined_parts(surface, set(known))
+        if parts:
+            out.extend((start + s, start + e, known.get(normalise_name(surface[s:e]), kind)) for s, e in parts)
+            continue
+        if in_head and normalise_name(surface) not in known:
+            part = names.known_part(surface, known)
+            if part is None:
+                out.append((start, end, kind))  # nothing better is known: the headline's span stays
+            else:
+                out.append((start + part[0], start + part[1], kind))
+            continue
+        out.append((start, end, kind))
+    return out
 
 
 def _merge_acronyms(text: str, groups: dict[str, _Group]) -> list[tuple[str, str]]:
@@ -273,9 +443,13 @@ def build_extracted(
     text = parsed.text
     header = read_header(text)
     raw_entities = [r for r in raw_entities if not _overlaps_any(r[0], r[1], header.person_fields)]
+    raw_entities = _refine_spans(text, raw_entities)
     groups = _group_mentions(text, raw_entities, header.people)
+    _merge_person_variants(groups)
     _merge_short_person_names(groups)
     defined = _merge_acronyms(text, groups)
+    _merge_bare_acronyms(groups)
+    _merge_short_org_names(groups)
     _acronym_mentions(text, defined, groups)
     _repeated_mentions(text, groups)
 
@@ -283,12 +457,15 @@ def build_extracted(
     spans: list[tuple[int, int, int]] = []  # (start, end, entity index)
     for group in sorted(groups.values(), key=lambda g: min(m.start for m in g.mentions)):
         name = group.name
+        if group.kind is PageKind.PERSON and names.strip_honorifics(name):
+            name = names.strip_honorifics(name)  # the page is 'Dana Ruiz'; 'Sheriff Dana Ruiz' stays an alias
         aliases = sorted({m.surface for m in group.mentions if m.surface != name} | group.extra_aliases)
         index = len(entities)
         mentions = sorted(group.mentions, key=lambda m: m.start)
         entities.append(
             DocumentEntity(name=name, kind=group.kind, kind_certain=group.certain_kind is not None,
-                           aliases=aliases, acronyms=sorted(group.extra_aliases), mentions=mentions)
+                           aliases=aliases, acronyms=sorted(group.extra_aliases), mentions=mentions,
+                           local_names=_local_names(text, group, name))
         )
         spans.extend((m.start, m.end, index) for m in mentions)
     if first_person:

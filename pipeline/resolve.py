@@ -32,6 +32,7 @@ from graph_schema.models import (
 )
 from graph_schema.settings import Settings
 from graph_schema.slugs import normalise_name, slugify, unique_slug
+from pipeline import names
 
 # Kinds that may be the same thing under either label (spaCy often calls software both).
 _COMPATIBLE = {
@@ -60,6 +61,8 @@ class PageIndex:
     by_title: dict[PageKind, dict[str, str]] = field(default_factory=dict)  # kind -> title key -> slug
 
     stored_words: dict[str, set[str]] = field(default_factory=dict)  # name word -> slugs of stored pages
+    by_surname: dict[str, set[str]] = field(default_factory=dict)  # last word of a person's full title -> slugs
+    by_initials: dict[str, set[str]] = field(default_factory=dict)  # initials of an organisation's title -> slugs
 
     @classmethod
     def build(cls, known: list[KnownPage]) -> PageIndex:
@@ -85,6 +88,25 @@ class PageIndex:
             if page.slug not in slugs:
                 slugs.append(page.slug)
         self.by_title.setdefault(page.kind, {})[normalise_name(page.title)] = page.slug
+        words = names.name_key(page.title, page.kind is PageKind.PERSON).split()
+        if page.kind is PageKind.PERSON and len(words) >= 2:
+            self.by_surname.setdefault(words[-1], set()).add(page.slug)
+        if page.kind is PageKind.ORGANISATION and len(words) >= 2:
+            self.by_initials.setdefault(names.initials_of(words), set()).add(page.slug)
+
+    def name_variant(self, words: list[str]) -> str | None:
+        """The one person page whose title is another form of this full name ('Bill Ortega' / 'William J. Ortega')."""
+        fits = [
+            slug for slug in sorted(self.by_surname.get(words[-1], ()))
+            if slug in self.pages and self.pages[slug].kind is PageKind.PERSON
+            and names.same_person_name(names.name_key(self.pages[slug].title, True).split(), words)
+        ]
+        return fits[0] if len(fits) == 1 else None
+
+    def acronym_of(self, acronym: str) -> str | None:
+        """The one organisation page whose title has these initials ('NOAA')."""
+        fits = [s for s in sorted(self.by_initials.get(acronym, ())) if s in self.pages]
+        return fits[0] if len(fits) == 1 else None
 
     def fold(self, from_slug: str, into_slug: str) -> None:
         """`from_slug` is now part of `into_slug`: its names lead there from now on."""
@@ -135,14 +157,79 @@ class PageIndex:
                 if abs(len(title_key) - len(key)) > max(3, len(key) // 4):
                     continue
                 score = fuzz.ratio(key, title_key)
-                if score >= threshold and (best is None or score > best[1]):
+                if score >= threshold and (best is None or score > best[1]) and not _numbers_differ(key, title_key):
                     best = (slug, score)
         return best
 
 
+_ROMAN = frozenset({"i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii"})
+
+
+def _numbers_differ(a: str, b: str) -> bool:
+    """'Shah Abbas I' / 'Shah Abbas II', 'Apollo 11' / 'Apollo 13': spelled alike, numbered apart."""
+    def numbers(key: str) -> set[str]:
+        return {w for w in key.split() if w.isdigit() or w in _ROMAN}
+    return numbers(a) != numbers(b)
+
+
 def _name_keys(entity: DocumentEntity) -> list[str]:
-    """The entity's name, then its aliases, in the form names are compared in."""
-    return [normalise_name(entity.name), *map(normalise_name, entity.aliases)]
+    """The entity's name, then its aliases, in the form names are compared in.
+
+    Each name also gives its key without honorifics (a person) or legal form (an organisation):
+    'Dr. Okafor' -> 'okafor', 'Initech Corp.' -> 'initech'. Names that only mean the entity
+    inside its document (`local_names`: 'the Court', a lone 'Guido' beside 'Guido van Rossum')
+    are left out, so no other document's page is matched by them.
+    """
+    person = entity.kind is PageKind.PERSON
+    keys: list[str] = []
+    for name in (entity.name, *entity.aliases):
+        if name in entity.local_names:
+            continue
+        for key in (normalise_name(name), names.name_key(name, person)):
+            if key and key not in keys:
+                keys.append(key)
+    return keys or [normalise_name(entity.name)]
+
+
+def _page_keys(entity: DocumentEntity) -> list[str]:
+    """The keys the entity's page is known by from now on: its matching keys, and the parts of a
+    person's name the document used alone ('Guido'), so that a later document's lone 'Guido' lands
+    on 'Guido van Rossum' (it never lands on a page named by one word only: `_lone_name_lands`)."""
+    keys = _name_keys(entity)
+    if entity.kind is PageKind.PERSON and not _is_local(entity):
+        full = names.name_key(entity.name, True).split()
+        for name in entity.local_names:
+            words = names.name_key(name, True).split()
+            key = " ".join(words)
+            if words and key not in keys and words in (full[: len(words)], full[-len(words):]):
+                keys.append(key)
+    return keys
+
+
+def _is_local(entity: DocumentEntity) -> bool:
+    """A generic head ('the Court') or titles alone: a page of its own document, never matched by name."""
+    return entity.name in entity.local_names
+
+
+def _lone_name_lands(entity: DocumentEntity, page: KnownPage) -> bool:
+    """A one-word person name ('Adam') from another document joins a page named in full ('Guido' ->
+    'Guido van Rossum'), never another page named by one word only: nothing says they are one person."""
+    words = names.name_key(entity.name, True).split()
+    title_words = names.name_key(page.title, True).split()
+    if len(words) != 1 or page.kind is not PageKind.PERSON:
+        return True
+    if len(title_words) <= 1:
+        return False
+    # 'Justice Thomas' is a surname: it never lands on 'Thomas Sam'.
+    titled = any(names.has_title(n) for n in (entity.name, *entity.aliases))
+    return not titled or title_words[-1] == words[0]
+
+
+def _titled_surname(page: KnownPage) -> bool:
+    """Whether a page named by one word was written with a title ('Justice Thomas'): a surname."""
+    title_key = normalise_name(page.title)
+    return any(names.has_title(key) and normalise_name(names.strip_honorifics(key)) == title_key
+               for key in page.name_keys)
 
 
 def _exact_resolution(entity: DocumentEntity, index: int, page: KnownPage, method: str, evidence: str) -> EntityResolution:
@@ -171,8 +258,14 @@ def _resolve_entity(
     kinds = compatible_kinds(entity.kind)
     keys = _name_keys(entity)
     name_key = keys[0]
+    if _is_local(entity):
+        return EntityResolution(entity=index, slug="", title=entity.name, kind=entity.kind, method="new",
+                                evidence=f"{entity.name!r} names something only inside this document",
+                                embedding=embedding_of())
 
     found = pages.exact(keys, kinds)
+    if found and not _lone_name_lands(entity, pages.pages[found[0]]):
+        found = None
     if found:
         page = pages.pages[found[0]]
         return _exact_resolution(entity, index, page, "slug" if slugify(entity.name) == page.slug else "alias",
@@ -182,6 +275,8 @@ def _resolve_entity(
     # exactly one page's name, of another kind, is that page. Rule-given kinds are never overridden.
     if not entity.kind_certain:
         found = pages.exact(keys, NAMED_KINDS - kinds)
+        if found and not _lone_name_lands(entity, pages.pages[found[0]]):
+            found = None
         if found:
             page = pages.pages[found[0]]
             return _exact_resolution(
@@ -190,7 +285,11 @@ def _resolve_entity(
                 f"(the language model had labelled it {entity.kind.value})",
             )
 
-    near = pages.fuzzy(name_key, kinds, settings.fuzzy_merge_threshold)
+    variant = _variant_resolution(entity, index, name_key, pages, settings)
+    if variant is not None:
+        return variant
+
+    near = pages.fuzzy(name_key, kinds, settings.fuzzy_merge_threshold) if len(name_key.split()) >= settings.fuzzy_min_words else None
     if near:
         slug, score = near
         page = pages.pages[slug]
@@ -236,6 +335,33 @@ def _resolve_entity(
                             evidence=evidence, embedding=embedding_of())
 
 
+def _variant_resolution(
+    entity: DocumentEntity, index: int, name_key: str, pages: PageIndex, settings: Settings
+) -> EntityResolution | None:
+    """Another written form of a page's name: a person's nickname or dropped middle name, an acronym
+    of an organisation's title ('NOAA' / 'National Oceanic and Atmospheric Administration')."""
+    words = name_key.split()
+    slug, evidence, method = None, "", ""
+    if entity.kind is PageKind.PERSON and len(words) >= 2:
+        slug = pages.name_variant(words)
+        if slug:
+            method = "name-variant"
+            evidence = f"{entity.name!r} is another form of the name {pages.pages[slug].title!r} (nickname, initial or middle name)"
+    elif entity.kind is PageKind.ORGANISATION and names.is_acronym(
+        entity.name, settings.acronym_min_letters_across_documents, settings.acronym_max_letters
+    ):
+        acronym = entity.name.replace(".", "").replace("&", "").upper()
+        slug = pages.acronym_of(acronym)
+        if slug:
+            method = "acronym"
+            evidence = f"{entity.name!r} is the initials of {pages.pages[slug].title!r}"
+    if not slug:
+        return None
+    page = pages.pages[slug]
+    return EntityResolution(entity=index, slug=slug, title=page.title, kind=page.kind, method=method,
+                            evidence=evidence, new_alias=entity.name)
+
+
 def _name_part_merges(entity: DocumentEntity, slug: str, pages: PageIndex) -> list[PageMerge]:
     """Pages named only by a part of this entity's name are folded into its page.
 
@@ -259,6 +385,8 @@ def _name_part_merges(entity: DocumentEntity, slug: str, pages: PageIndex) -> li
         if len(others) != 1 or others[0] not in pages.pages:
             continue
         other = pages.pages[others[0]]
+        if (names.has_title(other.title) or _titled_surname(other)) and names.name_key(other.title, True) != name_words[-1]:
+            continue  # 'Justice Thomas' was a surname: never folded into 'Thomas Sam'
         if other.kind in kinds and normalise_name(other.title) == key:
             pages.fold(other.slug, slug)
             merges.append(PageMerge(
@@ -321,7 +449,7 @@ def resolve_documents(
             if resolution.method != "you":
                 # The entity's names become names of the page (exact matches from now on). Fuzzy
                 # matching only ever compares with titles, so variants of variants never chain.
-                pages.add_names(resolution.slug, _name_keys(entity))
+                pages.add_names(resolution.slug, _page_keys(entity))
             resolutions.append(resolution)
         review = [p for p in review if p.slug and p.slug != p.other_slug]
         results.append(

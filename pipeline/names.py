@@ -1,0 +1,300 @@
+"""How the forms of one name are told from the names of others: "one thing, one page" (issue 13).
+
+Pure functions over strings, used by in-document coreference (extract.py) and cross-document
+resolution (resolve.py):
+
+- Honorifics and roles are not part of a person's name: "Dr. Okafor", "Sheriff Dana Ruiz" and
+  "Mr. Ortega" are keyed as "okafor", "dana ruiz", "ortega". The titles are nameparser's list
+  (LGPL-2.1-or-later, used unmodified as a library), plus "justice", which it lacks.
+- Legal suffixes are not part of an organisation's name: "Initech Corp." is "Initech" (cleanco, MIT).
+- Two written forms of one person's name: middle names or initials dropped ("William J. Ortega" /
+  "William Ortega") and nicknames ("Bill" / "William", "Liz" / "Elizabeth"; the nicknames
+  dataset, Apache-2.0).
+- A generic head ("the Court", "the Church", "the Bureau") names a different body in each
+  document: it is a name only inside its document.
+- Headlines in Title Case or capitals give spans such as "Celtics Sign Star Guard": inside a
+  headline only a name the document's prose also uses is kept.
+- "Reuters and Bloomberg" in one span is two names when the prose names each on its own.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from graph_schema.slugs import normalise_name
+
+_EXTRA_TITLES = frozenset({"justice"})  # missing from nameparser's list; "Justice Thomas" is a judge's title
+_DETERMINERS = frozenset({"the", "this", "that", "said", "our", "their", "its", "his", "her"})
+_SMALL_WORDS = frozenset({"a", "an", "and", "as", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "with", "vs"})
+_WORD = re.compile(r"[^\W\d_][\w'’.-]*")
+_AND = re.compile(r"\s+(?:and|&)\s+")
+_INITIAL = re.compile(r"^[a-z]$")
+
+
+@lru_cache(maxsize=1)
+def _titles() -> frozenset[str]:
+    from nameparser.config import CONSTANTS
+
+    return frozenset(CONSTANTS.titles) | _EXTRA_TITLES
+
+
+@lru_cache(maxsize=1)
+def _nicknamer():
+    from nicknames import NickNamer
+
+    return NickNamer()
+
+
+def strip_honorifics(surface: str) -> str:
+    """The person's name without the titles and roles in front of it: 'Chief Justice Kennedy' -> 'Kennedy',
+    nor the degrees and honours after it: 'Daniel Bernoulli FRS' -> 'Daniel Bernoulli'.
+
+    A span that is titles only ('Mr. Chief Justice') gives ''. Only leading words are titles,
+    and only while a capitalised word is left after them, so 'General' alone stays itself.
+    """
+    words = surface.split()
+    cut = 0
+    while cut < len(words) - 1 and all(
+        part.lower().strip(".") in _titles() for part in words[cut].split("-") if part
+    ):
+        cut += 1
+    rest = words[cut:]
+    if cut and len(rest) == 1 and rest[0].lower().strip(".") in _titles():
+        return ""
+    while len(rest) > 2 and _is_post_nominal(rest[-1]):
+        rest = rest[:-1]  # 'Daniel Bernoulli FRS', 'Ada Park PhD'
+    return " ".join(rest)
+
+
+def _is_post_nominal(word: str) -> bool:
+    """A degree or honour after a name: nameparser's list ('PhD', 'MD'), or letters in capitals ('FRS')."""
+    from nameparser.config import CONSTANTS
+
+    bare = word.strip(".,").replace(".", "")
+    return bare.lower() in CONSTANTS.suffix_acronyms or (bare.isalpha() and bare.isupper() and 2 <= len(bare) <= 5)
+
+
+_WORD_BEFORE = re.compile(r"([A-Z][\w.-]*) $")
+
+
+def start_with_titles(text: str, start: int, max_titles: int = 3) -> int:
+    """Where a person's span starts once the titles the model left outside it are taken in:
+    'Justice [Thomas]' -> '[Justice Thomas]'. A title written with a capital, right before the name."""
+    for _ in range(max_titles):
+        match = _WORD_BEFORE.search(text, max(0, start - 30), start)
+        if not match or not all(p.lower().strip(".") in _titles() for p in match.group(1).split("-") if p):
+            break
+        start = match.start(1)
+    return start
+
+
+def has_title(surface: str) -> bool:
+    return strip_honorifics(surface) != surface
+
+
+# Lower-case words that may stand inside a name ('Bank of America', 'Ludwig van Beethoven').
+_CONNECTORS = frozenset({"of", "and", "for", "the", "at", "on", "in", "de", "du", "des", "da", "di", "del", "della",
+                         "der", "den", "la", "le", "van", "von", "y", "bin", "ibn", "al", "&", "upon"})
+_TOKEN = re.compile(r"\S+")
+
+
+def name_part(surface: str, person: bool) -> tuple[int, int] | None:
+    """The name inside a span the model drew too wide, as (start, end) offsets; None when it is all name.
+
+    'Moreau in 1958' -> 'Moreau', 'conquistador leader Montejo' -> 'Montejo', 'Rathbun the
+    Scientology' -> 'Scientology', 'Jenna Nicole Mourey (born 1986)' -> 'Jenna Nicole Mourey'.
+    A name is a run of words with a capital, with lower-case connectors only between them
+    ('Bank of America', 'Alexander the Great'; an organisation's 'the' only after 'of'); of several runs the longest is kept, the last of equals (a descriptor
+    comes before the name in English).
+    """
+    cut = surface.find(" (")
+    text = surface[:cut] if cut > 0 else surface
+    tokens = [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text)]
+    runs: list[tuple[int, int]] = []  # token index ranges
+    i = 0
+    while i < len(tokens):
+        if not _capitalised(tokens[i][2]):
+            i += 1
+            continue
+        j = i + 1
+        while j < len(tokens):
+            if _capitalised(tokens[j][2]):
+                j += 1
+                continue
+            k = j
+            while k < len(tokens) and tokens[k][2].lower() in _CONNECTORS and not _capitalised(tokens[k][2]):
+                k += 1
+            if k > j and k < len(tokens) and _capitalised(tokens[k][2]) and not (
+                not person and tokens[j][2] == "the" and tokens[j - 1][2].lower() not in _CONNECTORS
+            ):
+                j = k + 1
+                continue
+            break
+        runs.append((i, j))
+        i = j
+    if not runs:
+        return None
+    best = max(runs, key=lambda r: (r[1] - r[0], r[0]))
+    start, end = tokens[best[0]][0], tokens[best[1] - 1][1]
+    if (start, end) == (0, len(surface)):
+        return None
+    return start, end
+
+
+def _capitalised(token: str) -> bool:
+    return any(c.isupper() for c in token)  # 'eBay', 'iPhone', '3M' too
+
+
+def org_base(surface: str) -> str:
+    """The organisation's name without its legal form: 'Initech Corp.' -> 'Initech' (never empty)."""
+    from cleanco import basename
+
+    base = basename(surface).strip(" ,.")
+    return base or surface
+
+
+@lru_cache(maxsize=65536)
+def name_key(surface: str, person: bool) -> str:
+    """The key one name is compared by: honorifics off a person's name, legal forms off any other."""
+    if person:
+        stripped = strip_honorifics(surface)
+        return normalise_name(stripped) if stripped else ""
+    return normalise_name(org_base(surface)) or normalise_name(surface)
+
+
+def is_titles_only(surface: str) -> bool:
+    """'Mr. Chief Justice', 'the Judge': a way to address someone, not a name."""
+    return bool(surface.split()) and not strip_honorifics(surface)
+
+
+def first_names_match(a: str, b: str) -> bool:
+    """Whether two given names (keys) can be one person's: equal, an initial of the other, or a nickname of it."""
+    if a == b:
+        return True
+    if _INITIAL.match(a) or _INITIAL.match(b):
+        return a[0] == b[0]
+    nick = _nicknamer()
+    return a in nick.canonicals_of(b) or b in nick.canonicals_of(a)
+
+
+def same_person_name(a: list[str], b: list[str]) -> bool:
+    """Whether two full names (key words, two or more each) are forms of one person's name.
+
+    Same surname, given names that match (nickname or initial), and the shorter one's middle
+    words found in the longer one in order ('William Ortega' / 'William J. Ortega' /
+    'Bill Ortega'); or the same words in another order ('Higuchi Ichiyo' / 'Ichiyo Higuchi').
+    """
+    if len(a) < 2 or len(b) < 2:
+        return False
+    if len(a) == len(b) == 2 and a == b[::-1]:
+        return True
+    if a[-1] != b[-1] or not first_names_match(a[0], b[0]):
+        return False
+    short, long = sorted((a[1:-1], b[1:-1]), key=len)
+    remaining = iter(long)
+    return all(any(first_names_match(word, other) for other in remaining) for word in short)
+
+
+def is_generic_head(surface: str, preceding: list[str]) -> bool:
+    """A one-word name that is a common noun standing for a body: 'the Court', 'this Church'.
+
+    Another document's 'the Court' is another court. Read so when every mention that stands
+    alone follows a determiner (one after a capitalised word is the head of a longer name the
+    model missed: 'Supreme Court').
+    Acronyms ('the BBC') and plurals ('the Celtics', teams and bands) are names whatever precedes them.
+    `preceding` holds the word before each mention as written.
+    """
+    words = surface.split()
+    if len(words) != 1 or surface.isupper() or not surface[:1].isupper() or _looks_plural(surface):
+        return False
+    # After a capitalised word other than a determiner ('Supreme Court') it is the head of a longer name.
+    alone = [w for w in preceding if w.lower() in _DETERMINERS or not w[:1].isupper()]
+    return bool(alone) and all(w.lower() in _DETERMINERS for w in alone)
+
+
+def _looks_plural(word: str) -> bool:
+    lowered = word.lower()
+    return lowered.endswith("s") and not lowered.endswith(("ss", "us", "is"))
+
+
+def head_word(words: list[str]) -> str:
+    """The word an organisation's name is about: before 'of' ('Bureau' of Federal Bureau of Investigation), else the last."""
+    if "of" in words[1:]:
+        return words[words.index("of", 1) - 1]
+    return words[-1]
+
+
+def short_org_form(short: list[str], full: list[str]) -> bool:
+    """Whether `short` (key words) is a short form of the organisation named `full` in the same document.
+
+    'Celtics' / 'Boston Celtics' and 'Red Sox' / 'Boston Red Sox' (the end of the name),
+    'Bureau' / 'Federal Bureau of Investigation' (its head), 'Harvard' / 'Harvard University'
+    (a two-word name without its last word).
+    """
+    if not short or len(short) >= len(full):
+        return False
+    if full[-len(short):] == short:
+        return True
+    if len(short) == 1 and short[0] == head_word(full):
+        return True
+    return len(short) == 1 and len(full) == 2 and full[0] == short[0]
+
+
+def initials_of(words: list[str]) -> str:
+    """'national oceanic and atmospheric administration' -> 'NOAA'; 'smith-barney' -> 'SB'."""
+    parts = [p for w in words for p in w.split("-") if p and p not in _SMALL_WORDS]
+    return "".join(p[0] for p in parts).upper()
+
+
+def is_acronym(surface: str, min_letters: int, max_letters: int) -> bool:
+    letters = surface.replace(".", "").replace("&", "")
+    return letters.isalpha() and letters.isupper() and min_letters <= len(letters) <= max_letters
+
+
+def is_headline(line: str, min_words: int, capital_share: float) -> bool:
+    """A line in Title Case or capitals ('Celtics Sign Star Guard'), where capitals say nothing about names."""
+    words = [w for w in _WORD.findall(line) if w.lower() not in _SMALL_WORDS]
+    if len(words) < min_words or line.rstrip().endswith((".", "?", "!", ":")) and not line.isupper():
+        return False
+    if line.isupper():
+        return True
+    return sum(w[0].isupper() for w in words) >= capital_share * len(words)
+
+
+def known_part(surface: str, known: dict[str, str]) -> tuple[int, int] | None:
+    """The longest run of `surface`'s words that is a name the prose uses (key -> kind), or the end of
+    one ('Celtics' of 'Boston Celtics', 'Miller' of 'Tom Miller'), as (start, end) offsets.
+
+    None when no part is known, or the whole span is.
+    """
+    known = {**{" ".join(k.split()[i:]): kind for k, kind in known.items() for i in range(1, len(k.split()))}, **known}
+    spans = [(m.start(), m.end()) for m in re.finditer(r"\S+", surface)]
+    best: tuple[int, int] | None = None
+    for i in range(len(spans)):
+        for j in range(len(spans), i, -1):
+            if (i, j) == (0, len(spans)):
+                continue
+            key = normalise_name(surface[spans[i][0]:spans[j - 1][1]])
+            if key in known and (best is None or spans[j - 1][1] - spans[i][0] > best[1] - best[0]):
+                best = (spans[i][0], spans[j - 1][1])
+    return best
+
+
+def conjoined_parts(surface: str, known: set[str]) -> list[tuple[int, int]] | None:
+    """'Reuters and Bloomberg' -> the offsets of 'Reuters' and 'Bloomberg', when the prose names each alone.
+
+    A name with 'and' in it ('Procter and Gamble', 'Union of Atheists and Agnostics') stays whole
+    unless both sides are names of their own in the same document.
+    """
+    parts: list[tuple[int, int]] = []
+    cursor = 0
+    for match in _AND.finditer(surface):
+        parts.append((cursor, match.start()))
+        cursor = match.end()
+    if not parts:
+        return None
+    parts.append((cursor, len(surface)))
+    if all(normalise_name(surface[s:e]) in known for s, e in parts):
+        return parts
+    return None

@@ -1,0 +1,186 @@
+"""One thing, one page (issue 13): the forms of a name join, different things with alike names stay apart.
+
+Each phenomenon on text written for it, through the real extraction (spaCy) and resolution
+(MiniLM embedder); one case across separate ingests through the real pipeline into Neo4j.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from graph_schema.embedding import embed_texts
+from graph_schema.models import ParsedDocument, ResolvedDocument
+from graph_schema.queries.pages import get_page
+from graph_schema.settings import get_settings
+from pipeline.extract import extract_documents
+from pipeline.parse import chunk_text
+from pipeline.resolve import resolve_documents
+from pipeline.run import ingest_paths
+from tests.conftest import write
+
+
+def _parsed(texts: list[str]) -> list[ParsedDocument]:
+    return [ParsedDocument(source_id=f"s{i}", key=f"doc-{i}.md", text=t, chunks=chunk_text(t, 1500))
+            for i, t in enumerate(texts)]
+
+
+def _extract(text: str):
+    return extract_documents(_parsed([text]))[0]
+
+
+def _resolve(*texts: str) -> list[ResolvedDocument]:
+    """One batch into an empty graph, page merges applied, as the pipeline's resolve stage does."""
+    return resolve_documents(extract_documents(_parsed(list(texts)), embed=embed_texts), [], get_settings(), embed_texts)
+
+
+def _page_of(resolved: list[ResolvedDocument], doc: int, name: str) -> str:
+    """The final page of the entity of document `doc` that has `name` among its names."""
+    folded = {m.from_slug: m.into_slug for d in resolved for m in d.page_merges}
+    document = resolved[doc]
+    for resolution in document.resolutions:
+        entity = document.extracted.entities[resolution.entity]
+        if name in (entity.name, *entity.aliases):
+            slug = resolution.slug
+            while slug in folded:
+                slug = folded[slug]
+            return slug
+    raise AssertionError(f"no entity named {name!r} in document {doc}: "
+                         f"{[(e.name, e.aliases) for e in document.extracted.entities]}")
+
+
+def _names(extracted) -> dict[str, set[str]]:
+    return {e.name: {e.name, *e.aliases} for e in extracted.entities}
+
+
+# --- acronyms -----------------------------------------------------------------------------------
+
+def test_an_acronym_in_one_document_is_the_full_name_in_another():
+    resolved = _resolve(
+        "The National Oceanic and Atmospheric Administration issued a storm warning for the Gulf coast on Monday.",
+        "NOAA said on Tuesday that the hurricane would weaken before landfall.",
+    )
+    assert _page_of(resolved, 0, "National Oceanic and Atmospheric Administration") == _page_of(resolved, 1, "NOAA")
+
+
+def test_a_hyphenated_name_and_its_initials_in_one_document_without_parentheses():
+    extracted = _extract("Analysts at Smith-Barney raised their price target on the shares. "
+                         "SB now expects revenue to grow by a tenth.")
+    assert {"Smith-Barney", "SB"} <= _names(extracted)["Smith-Barney"]
+
+
+# --- legal forms and possessives ----------------------------------------------------------------
+
+def test_legal_suffixes_and_possessives_are_one_page():
+    resolved = _resolve(
+        "Initech Corp. hired forty engineers in Austin last year.",
+        "Initech's new office opened in Denver. Umbrella Inc. sued Initech over the lease.",
+    )
+    assert _page_of(resolved, 0, "Initech Corp") == _page_of(resolved, 1, "Initech")
+    assert _page_of(resolved, 1, "Umbrella Inc") == "umbrella-inc"
+
+
+# --- short forms and generic heads ---------------------------------------------------------------
+
+def test_a_short_form_of_an_organisation_joins_it_in_its_document():
+    extracted = _extract("The Boston Celtics signed a veteran guard on Tuesday. The Celtics will pay him twelve million dollars.")
+    assert _names(extracted)["Boston Celtics"] >= {"Boston Celtics", "Celtics"}
+
+
+def test_the_court_of_one_document_is_not_the_court_of_another():
+    resolved = _resolve(
+        "The Supreme Court of Ohio heard the appeal in May. The Court ruled that the sentence stands.",
+        "Mr. Chief Justice, may it please the Court. The Court has held otherwise before.",
+    )
+    assert _page_of(resolved, 0, "Court") != _page_of(resolved, 1, "Court")
+    assert "Court" in resolved[1].extracted.entities[[e.name for e in resolved[1].extracted.entities].index("Court")].local_names
+
+
+# --- headlines ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("Celtics Sign Star Guard\n\nThe Boston Celtics signed a veteran guard on Tuesday, the team said.\n", "Celtics"),
+    ("JURY FINDS MILLER GUILTY\n\nA jury in Denver found Tom Miller guilty of fraud on Friday.\n", "MILLER"),
+])
+def test_a_headline_span_keeps_only_the_name_the_prose_uses(text, kept):
+    extracted = _extract(text)
+    headline = text.split("\n", 1)[0]
+    surfaces = {m.surface for e in extracted.entities for m in e.mentions}
+    assert not any(len(s.split()) > 1 and s in headline for s in surfaces), surfaces
+    assert kept in surfaces
+    assert len(extracted.entities) == 1  # the headline's name joined the one the prose names
+
+
+# --- honorifics -----------------------------------------------------------------------------------
+
+def test_honorifics_and_roles_are_not_part_of_the_name():
+    extracted = _extract("Dr. Okafor presented the results. Daniel Okafor joined the clinic in 2019.")
+    assert _names(extracted)["Daniel Okafor"] >= {"Daniel Okafor", "Dr. Okafor"}
+    ruiz = _extract("Sheriff Dana Ruiz said the road would reopen on Friday.")
+    assert [e.name for e in ruiz.entities] == ["Dana Ruiz"]
+    assert "Sheriff Dana Ruiz" in ruiz.entities[0].aliases
+
+
+def test_titles_alone_never_join_pages_across_documents():
+    resolved = _resolve("Mr. Chief Justice, may it please the Court.",
+                        "Mr. Chief Justice, may it please the Court. The record shows no error.")
+    assert _page_of(resolved, 0, "Mr. Chief Justice") != _page_of(resolved, 1, "Mr. Chief Justice")
+
+
+def test_a_titled_surname_never_lands_on_someone_of_that_given_name():
+    resolved = _resolve("Thomas Sam was fined after the clinic sold the remedy.",
+                        "Justice Thomas asked whether the statute applied.")
+    assert _page_of(resolved, 0, "Thomas Sam") != _page_of(resolved, 1, "Justice Thomas")
+
+
+# --- middle names, initials, nicknames, lone surnames -----------------------------------------------
+
+def test_a_middle_initial_and_a_nickname_are_one_person_across_documents():
+    resolved = _resolve("William J. Ortega founded the firm in 1998.", "Bill Ortega spoke at the conference in Lisbon.",
+                        "Liz Moreno chairs the housing committee.", "Elizabeth Moreno voted against the budget.")
+    assert _page_of(resolved, 0, "William J. Ortega") == _page_of(resolved, 1, "Bill Ortega")
+    assert _page_of(resolved, 2, "Liz Moreno") == _page_of(resolved, 3, "Elizabeth Moreno")
+    assert resolved[1].resolutions[0].method == "name-variant"  # the evidence says how they matched
+
+
+def test_a_lone_surname_before_the_full_name_joins_it():
+    extracted = _extract("Warhol moved to New York in 1949. Andy Warhol later founded a studio there.")
+    assert _names(extracted)["Andy Warhol"] >= {"Andy Warhol", "Warhol"}
+
+
+def test_a_surname_two_people_share_is_bound_to_neither():
+    extracted = _extract("Mark Chen and Lily Chen opened a bakery in Oakland. Chen said the rent had doubled.")
+    names = _names(extracted)
+    assert "Chen" not in names["Mark Chen"] and "Chen" not in names["Lily Chen"]
+
+
+def test_a_lone_name_never_joins_another_documents_lone_name():
+    resolved = _resolve("Adam wrote the first draft of the report.", "Adam repaired the roof of the barn last week.")
+    assert _page_of(resolved, 0, "Adam") != _page_of(resolved, 1, "Adam")
+
+
+# --- conjoined names --------------------------------------------------------------------------------
+
+def test_two_names_joined_by_and_in_one_span_are_two():
+    from pipeline.extract import _refine_spans
+    from graph_schema.kinds import PageKind
+
+    text = "Reuters and Bloomberg reported the merger. Reuters cited a filing. Bloomberg cited two people."
+    joined = (0, len("Reuters and Bloomberg"), PageKind.ORGANISATION)
+    alone = [(m, m + len(w), PageKind.ORGANISATION) for w, m in (("Reuters", text.index("Reuters cited")),
+                                                                   ("Bloomberg", text.index("Bloomberg cited")))]
+    refined = _refine_spans(text, [joined, *alone])
+    assert {text[s:e] for s, e, _ in refined} == {"Reuters", "Bloomberg"} and len(refined) == 4
+    # A name with 'and' in it stays whole when its sides are not names of their own.
+    name = "Procter and Gamble raised prices."
+    assert _refine_spans(name, [(0, 18, PageKind.ORGANISATION)]) == [(0, 18, PageKind.ORGANISATION)]
+
+
+# --- through the real pipeline into Neo4j -----------------------------------------------------------
+
+def test_a_nickname_in_a_later_ingest_lands_on_the_existing_page(graph):
+    ingest_paths([write(graph["upload"], "a-founding.md", "William J. Ortega founded Harbour Analytics in 1998 in Lisbon.\n")])
+    ingest_paths([write(graph["upload"], "b-conference.md", "Bill Ortega spoke about shipping data at the conference.\n")])
+    page = graph["db"].read(graph["driver"], get_page, graph["owner"], "william-j-ortega", 50)
+    assert page is not None and "Bill Ortega" in page.aliases
+    assert graph["db"].read(graph["driver"], get_page, graph["owner"], "bill-ortega", 50) is None
+    assert {s.key for f in page.facts for s in f.sources} == {"a-founding.md", "b-conference.md"}
