@@ -91,6 +91,9 @@ class Settings(BaseSettings):
     fuzzy_merge_threshold: float = Field(default=92.0, description="Name similarity (0-100) at or above which a mention joins a page of the same kind.")
     embedding_merge_threshold: float = Field(default=0.86, description="Cosine similarity at or above which a mention joins a page when names are close too.")
     review_band_low: float = Field(default=0.72, description="Cosine similarity from which a non-merged pair is recorded as possibly the same.")
+    gazetteer: bool = Field(default=True, description="Names the graph and the batch already know are recognised in every document of a batch, also where the language model missed them.")
+    gazetteer_min_chars: int = Field(default=3, description="Shorter names are never looked for outside the document that uses them (too many chance matches).")
+    gazetteer_max_words: int = Field(default=6, description="Longer names are not looked for outside their document.")
 
     # --- reading ------------------------------------------------------------------------------
     search_min_score: float = Field(default=0.30, description="Vector hits below this cosine score are ignored; full-text answers instead.")
