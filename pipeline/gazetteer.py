@@ -188,7 +188,7 @@ def _acceptable(
 
 
 def _starts_sentence(text: str, position: int) -> bool:
-    preceding = text[:position].rstrip(" \t\"'‘“(*-")
+    preceding = text[max(0, position - 40) : position].rstrip(" \t\"'‘“(*-")
     return not preceding or preceding[-1] in ".!?:;\n"
 
 

@@ -71,3 +71,52 @@ def test_names_already_mentioned_are_left_alone():
     known = [_page("smith-barney", "Smith Barney", PageKind.ORGANISATION)]
     [found] = recognise_known_names([document], known, get_settings())
     assert found == document
+
+
+def test_a_place_the_model_saw_is_not_an_organisation_page():
+    text = "Dvorak moved to the United States."
+    document = _document(text)
+    document.other_names = [(16, 33)]  # the model read 'the United States' as a place here
+    known = [_page("united-states", "United States", PageKind.ORGANISATION)]
+    [found] = recognise_known_names([document], known, get_settings())
+    assert found.entities == []
+
+
+# The model finds the company in the first document, and misses it in both lines of the second
+# (a list item and an imperative sentence); `test_the_model_alone_misses_the_follow_ups` shows it.
+CONTRACT = "Priya Natarajan signed the contract with Harbourview Analytics on Monday.\n"
+FOLLOW_UPS = "# Follow-ups\n\n- Harbourview Analytics: renewal due in March\n- Ask Harbourview Analytics about the invoice.\n"
+
+
+def _extract(text: str, key: str) -> ExtractedDocument:
+    parsed = ParsedDocument(source_id=key, key=key, text=text, chunks=chunk_text(text, 1500))
+    return extract_documents([parsed])[0]
+
+
+def test_the_model_alone_misses_the_follow_ups():
+    assert "Harbourview Analytics" in {e.name for e in _extract(CONTRACT, "contract.md").entities}
+    assert not [e for e in _extract(FOLLOW_UPS, "follow-ups.md").entities if "Harbourview" in e.name]
+
+
+def test_a_name_found_in_one_document_of_a_batch_is_found_in_the_others():
+    from graph_schema.embedding import embed_texts
+    from pipeline.resolve import resolve_documents
+
+    extracted = [_extract(CONTRACT, "contract.md"), _extract(FOLLOW_UPS, "follow-ups.md")]
+    _, follow_ups = resolve_documents(extracted, [], get_settings(), embed_texts)
+    entities = follow_ups.extracted.entities
+    landed = {r.slug: entities[r.entity] for r in follow_ups.resolutions}
+    assert [m.surface for m in landed["harbourview-analytics"].mentions] == ["Harbourview Analytics"] * 2
+    index = entities.index(landed["harbourview-analytics"])
+    assert [f.text for f in follow_ups.extracted.facts if index in f.entities] == [
+        "Harbourview Analytics: renewal due in March", "Ask Harbourview Analytics about the invoice."]
+
+
+def test_a_page_of_the_graph_is_found_in_a_later_document_the_model_misreads(graph):
+    ingest_paths([write(graph["upload"], "contract.md", CONTRACT)])
+    ingest_paths([write(graph["upload"], "follow-ups.md", FOLLOW_UPS)])
+    page = graph["db"].read(graph["driver"], get_page, graph["owner"], "harbourview-analytics", 50)
+    assert page.kind is PageKind.ORGANISATION
+    facts = {f.text: {s.key for s in f.sources} for f in page.facts}
+    assert facts["Ask Harbourview Analytics about the invoice."] == {"follow-ups.md"}
+    assert facts["Harbourview Analytics: renewal due in March"] == {"follow-ups.md"}
