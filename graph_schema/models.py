@@ -83,6 +83,12 @@ class ExtractedDocument(Model):
     parsed: ParsedDocument
     entities: list[DocumentEntity] = Field(default_factory=list)
     facts: list[CandidateFact] = Field(default_factory=list)
+    # The units (sentences, list items, table rows) facts are cut from, so that a mention found
+    # after extraction (pipeline/gazetteer.py) makes its sentence a fact like any other.
+    units: list[tuple[int, int]] = Field(default_factory=list)
+    # Spans the model read as names of things that get no page (places, nationalities, dates…):
+    # a known name written there is not a mention of its page ('United States' the place).
+    other_names: list[tuple[int, int]] = Field(default_factory=list)
 
 
 ResolutionMethod = Literal["slug", "alias", "fuzzy", "name-variant", "acronym", "embedding", "new", "you", "focus"]

@@ -98,6 +98,9 @@ class Settings(BaseSettings):
     acronym_min_letters_across_documents: int = Field(default=4, description="Shortest acronym matched to a page of another document by the initials of its title (three letters name too many things: OSU).")
     headline_min_words: int = Field(default=3, description="A line needs this many content words to be read as a Title Case headline.")
     headline_capital_share: float = Field(default=0.8, description="Share of a line's content words written with a capital for it to be a headline.")
+    gazetteer: bool = Field(default=True, description="Names the graph and the batch already know are recognised in every document of a batch, also where the language model missed them.")
+    gazetteer_min_chars: int = Field(default=3, description="Shorter names are never looked for outside the document that uses them (too many chance matches).")
+    gazetteer_max_words: int = Field(default=6, description="Longer names are not looked for outside their document.")
 
     # --- reading ------------------------------------------------------------------------------
     search_min_score: float = Field(default=0.30, description="Vector hits below this cosine score are ignored; full-text answers instead.")

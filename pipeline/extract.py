@@ -506,7 +506,7 @@ def build_extracted(
     for index, entity in enumerate(entities):
         about = [f.text for f in facts if index in f.entities][:2]
         entity.context = _one_line(f"{entity.name}. " + " ".join(about), get_settings().entity_context_chars)
-    return ExtractedDocument(parsed=parsed, entities=entities, facts=facts)
+    return ExtractedDocument(parsed=parsed, entities=entities, facts=facts, units=sentences)
 
 
 class _ContextEmbedder:
@@ -569,11 +569,13 @@ def extract_documents(
     raw: dict[int, list[tuple[int, int, PageKind]]] = defaultdict(list)
     sentences: dict[int, list[tuple[int, int]]] = defaultdict(list)
     first_person: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    other_names: dict[int, list[tuple[int, int]]] = defaultdict(list)
     built: dict[int, ExtractedDocument] = {}
     embedder = _ContextEmbedder(embed, settings.embed_batch_size) if embed else None
 
     def complete(i: int) -> None:
         built[i] = build_extracted(documents[i], raw.pop(i, []), sentences.pop(i, []), first_person.pop(i, []))
+        built[i].other_names = other_names.pop(i, [])
         if embedder:
             embedder.add(built[i])
 
@@ -588,6 +590,8 @@ def extract_documents(
                 kind = LABEL_KINDS.get(ent.label_)
                 if kind is not None:
                     raw[i].append((offset + ent.start_char, offset + ent.end_char, kind))
+                else:
+                    other_names[i].append((offset + ent.start_char, offset + ent.end_char))
             if documents[i].kind is SourceKind.SUBMISSION:
                 first_person[i].extend(
                     (offset + t.idx, offset + t.idx + len(t.text)) for t in doc if _is_first_person(t)

@@ -33,6 +33,7 @@ from graph_schema.models import (
 from graph_schema.settings import Settings
 from graph_schema.slugs import normalise_name, slugify, unique_slug
 from pipeline import names
+from pipeline.gazetteer import recognise_known_names
 
 # Kinds that may be the same thing under either label (spaCy often calls software both).
 _COMPATIBLE = {
@@ -418,6 +419,8 @@ def resolve_documents(
     vector_lookup: VectorLookup | None = None,
 ) -> list[ResolvedDocument]:
     """Resolve every entity of every document; pure apart from the two callbacks it is given."""
+    if settings.gazetteer:  # names the graph and the batch know, found where the model missed them
+        documents = recognise_known_names(documents, known, settings, embed)
     pages = PageIndex.build(known)
     taken = set(pages.pages)
 
