@@ -3,8 +3,8 @@
 spaCy's en_core_web_sm labels come from news: on technical text and work notes it files software
 as organisations or people and misses lower-case or code-shaped names. After extraction, each
 entity whose kind no rule fixed is classified from
-- the MiniLM embedding of its bare name and of its context ("Name. first facts…", the vector
-  extraction already made for resolution),
+- the MiniLM embedding of its bare name, of its last word ("… Retail") and of its context
+  ("Name. first facts…", the vector extraction already made for resolution),
 - its shape (inner capitals, digits, dots, all lower, all capitals, word count),
 - usage cues around its mentions ("install X", "the X cluster", "X 3.2", "Mr. X", "X Inc"),
 - what spaCy said (its label, or that it found nothing and the name is a shape candidate).
@@ -34,10 +34,19 @@ from graph_schema.kinds import PageKind, SourceKind
 from graph_schema.models import DocumentEntity, ExtractedDocument
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
-from pipeline.tool_candidates import TOOL_AFTER, TOOL_BEFORE, has_version_after, is_code_shaped, next_word, previous_word
+from pipeline.tool_candidates import (
+    TOOL_AFTER,
+    TOOL_AFTER_STRONG,
+    TOOL_BEFORE,
+    has_version_after,
+    in_strong_tool_cue,
+    is_code_shaped,
+    next_word,
+    previous_word,
+)
 
 MODEL_PATH = Path(__file__).parent / "data" / "kind_model.npz"
-FEATURE_VERSION = 1
+FEATURE_VERSION = 2
 CLASSES = ("person", "organisation", "tool", "place", "other")
 PAGE_CLASSES = {"person": PageKind.PERSON, "organisation": PageKind.ORGANISATION, "tool": PageKind.TOOL}
 SOURCE_KINDS = (PageKind.PERSON, PageKind.ORGANISATION, PageKind.TOOL, PageKind.PROJECT, PageKind.TOPIC)
@@ -117,6 +126,10 @@ def feature_rows(
     entities = [documents[d].entities[e] for d, e in where]
     names = sorted({entity.name for entity in entities})
     name_vectors = dict(zip(names, embed(names), strict=True))
+    # the last word of a longer name says what it is: "… Retail", "… Analytics" are firms, not surnames
+    last_words = sorted({entity.name.split()[-1] for entity in entities if len(entity.name.split()) > 1})
+    last_vectors = dict(zip(last_words, embed(last_words), strict=True)) if last_words else {}
+    no_last_word = [0.0] * len(next(iter(name_vectors.values())))
     # extraction embeds one context per name and kind in a batch; its twins share that vector
     context_of = {normalise_name(x.name): x.embedding for x in entities if x.embedding is not None}
     missing = sorted({x.context for x in entities if x.embedding is None and normalise_name(x.name) not in context_of})
@@ -124,7 +137,8 @@ def feature_rows(
     rows = []
     for (d, _), entity in zip(where, entities, strict=True):
         context = entity.embedding or context_of.get(normalise_name(entity.name)) or missing_vectors[entity.context]
-        rows.append([*name_vectors[entity.name], *context, *shape_and_cue_features(documents[d].parsed.text, entity)])
+        last = last_vectors.get(entity.name.split()[-1], no_last_word) if len(entity.name.split()) > 1 else no_last_word
+        rows.append([*name_vectors[entity.name], *last, *context, *shape_and_cue_features(documents[d].parsed.text, entity)])
     return where, np.asarray(rows, dtype=np.float32)
 
 
@@ -171,8 +185,12 @@ def decide_kind(entity: DocumentEntity, probabilities: dict[str, float], min_pro
     return entity.kind
 
 
-def _drop_entities(document: ExtractedDocument, dropped: set[int]) -> None:
-    """Remove entities by index; facts are renumbered, and a fact about none of the rest goes too."""
+def _drop_entities(document: ExtractedDocument, dropped: dict[int, int | None]) -> None:
+    """Remove entities by index, each folded into another entity or into none.
+
+    Facts are renumbered (a fact about a folded entity is about the one it joined), and a fact
+    about none of the remaining entities goes too.
+    """
     if not dropped:
         return
     new_index = {}
@@ -181,9 +199,12 @@ def _drop_entities(document: ExtractedDocument, dropped: set[int]) -> None:
         if index not in dropped:
             new_index[index] = len(kept)
             kept.append(entity)
+    for index, into in dropped.items():
+        if into is not None:
+            new_index[index] = new_index[into]
     facts = []
     for fact in document.facts:
-        fact.entities = [new_index[i] for i in fact.entities if i in new_index]
+        fact.entities = sorted({new_index[i] for i in fact.entities if i in new_index})
         if fact.entities or document.parsed.kind is SourceKind.SUBMISSION:
             facts.append(fact)
     document.entities = kept
@@ -195,22 +216,64 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
     settings = get_settings()
     if embed is None:  # no embedder: nothing to classify with, so only spaCy's entities stay
         for document in documents:
-            _drop_entities(document, {i for i, e in enumerate(document.entities) if e.candidate})
+            _drop_entities(document, {i: None for i, e in enumerate(document.entities) if e.candidate})
         return
     where, rows = feature_rows(documents, embed)
     probabilities = load_kind_model().probabilities(rows) if where else np.zeros((0, len(CLASSES)))
-    dropped: dict[int, set[int]] = {}
+    dropped: dict[int, dict[int, int | None]] = {}
+    candidates = {(d, e) for d, e in where if documents[d].entities[e].candidate}
     model = load_kind_model()
     for (d, e), row in zip(where, probabilities, strict=True):
-        entity = documents[d].entities[e]
-        if is_project_name(documents[d].parsed.text, entity):
-            entity.kind, entity.candidate = PageKind.PROJECT, False
-            continue
-        kind = decide_kind(entity, dict(zip(model.classes, row.tolist(), strict=True)),
-                           settings.kind_candidate_min_probability, settings.kind_retype_margin)
+        entity, text = documents[d].entities[e], documents[d].parsed.text
+        chances = dict(zip(model.classes, row.tolist(), strict=True))
+        if is_project_name(text, entity):
+            kind = PageKind.PROJECT
+        elif (
+            _strong_tool_cue_share(text, entity) >= settings.kind_tool_cue_share
+            and chances["person"] < 0.5
+            and not (entity.candidate and entity.name.islower())  # a lower-case word needs the classifier's word
+        ):
+            kind = PageKind.TOOL  # "the Kafka migration": how it is used outweighs a news model's guess
+        else:
+            kind = decide_kind(entity, chances, settings.kind_candidate_min_probability, settings.kind_retype_margin)
         if kind is None:
-            dropped.setdefault(d, set()).add(e)
+            dropped.setdefault(d, {})[e] = None
         else:
             entity.kind, entity.candidate = kind, False
+    for d, document in enumerate(documents):
+        folded = _fold_name_parts(document, {e for dd, e in candidates if dd == d})
+        dropped.setdefault(d, {}).update({k: v for k, v in folded.items() if v not in dropped.get(d, {})})
     for d, indexes in dropped.items():
         _drop_entities(documents[d], indexes)
+
+
+def _strong_tool_cue_share(text: str, entity: DocumentEntity) -> float:
+    """How often the name is used as software; a name ending in such a word ("Airflow DAG") always is."""
+    words = entity.name.lower().split()
+    if len(words) > 1 and words[-1] in TOOL_AFTER_STRONG:
+        return 1.0
+    return _cue_share(text, entity, lambda s, e: in_strong_tool_cue(text, s, e))
+
+
+def _fold_name_parts(document: ExtractedDocument, candidates: set[int]) -> dict[int, int]:
+    """A one-word candidate that is the first or last name of exactly one person joins that person.
+
+    spaCy found "Sofia Marquez" once and missed the later "Sofia": extraction's own coreference ran
+    before the candidate was typed, so it is done here for candidates ({candidate: person}).
+    """
+    people = [i for i, e in enumerate(document.entities) if e.kind is PageKind.PERSON and len(e.name.split()) > 1]
+    folded = {}
+    for index, entity in enumerate(document.entities):
+        key = normalise_name(entity.name)
+        if len(key.split()) != 1 or entity.kind_certain:
+            continue
+        if index not in candidates:  # spaCy's own people were joined by extraction already
+            continue
+        fits = [p for p in people if p != index and key in (normalise_name(document.entities[p].name).split()[0],
+                                                             normalise_name(document.entities[p].name).split()[-1])]
+        if len(fits) == 1:
+            person = document.entities[fits[0]]
+            person.mentions = sorted(person.mentions + entity.mentions, key=lambda m: m.start)
+            person.aliases = sorted(set(person.aliases) | {m.surface for m in entity.mentions} - {person.name})
+            folded[index] = fits[0]
+    return folded

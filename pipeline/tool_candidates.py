@@ -39,14 +39,22 @@ TOOL_AFTER = {
     "api", "apis", "sdk", "cli", "plugin", "plugins", "library", "libraries", "package", "packages", "module",
     "modules", "webhook", "webhooks", "cluster", "clusters", "dag", "dags", "pipeline", "pipelines", "dashboard",
     "dashboards", "instance", "instances", "database", "databases", "db", "driver", "drivers", "extension",
-    "extensions", "framework", "script", "scripts", "command", "commands", "container", "containers", "image",
-    "images", "repo", "repository", "config", "configuration", "migration", "integration", "query", "queries",
-    "server", "servers", "client", "app", "application", "version", "versions", "install", "installation",
-    "build", "builds", "release", "releases", "schema", "index", "indexes", "topic", "topics", "job", "jobs",
-    "workspace", "project", "board", "ticket", "tickets", "bot", "engine", "runtime", "compiler", "interpreter",
-    "console", "shell", "syntax", "code", "docs", "documentation", "support", "ships", "shipped", "upgrade",
+    "extensions", "framework", "script", "scripts", "command", "commands", "container", "containers",
+    "repo", "repository", "config", "configuration", "migration", "integration", "query", "queries",
+    "server", "servers", "client", "app", "version", "versions", "install", "installation",
+    "build", "builds", "release", "releases", "schema", "index", "indexes", "topics", "workspace", "ticket",
+    "tickets", "bot", "engine", "runtime", "compiler", "interpreter", "console", "shell", "syntax", "docs",
+    "ships", "upgrade", "deployment", "connector", "plugin", "tables", "stack",
+}
+# The strongest of those: a name used this way is software, whatever a news model says it is.
+TOOL_AFTER_STRONG = {
+    "api", "apis", "sdk", "cli", "plugin", "plugins", "webhook", "webhooks", "cluster", "clusters", "dag", "dags",
+    "pipeline", "pipelines", "dashboard", "dashboards", "database", "databases", "db", "driver", "drivers",
+    "extension", "extensions", "migration", "integration", "instance", "instances", "container", "containers",
+    "repo", "repository", "query", "queries", "schema", "connector", "deployment", "upgrade",
 }
 _VERSION = re.compile(r"\s*v?\d+(?:\.\d+)+\b|\s+v?\d+\b")
+_STRONG_VERSION = re.compile(r"\s*v?\d+\.\d+(?:\.\d+)*\b")
 _PREVIOUS_WORD = re.compile(r"([A-Za-z][\w-]*)\W{0,3}$")
 _NEXT_WORD = re.compile(r"^\W{0,3}([A-Za-z][\w-]*)")
 
@@ -63,6 +71,15 @@ def next_word(text: str, end: int) -> str:
 
 def has_version_after(text: str, end: int) -> bool:
     return bool(_VERSION.match(text, end))
+
+
+def in_strong_tool_cue(text: str, start: int, end: int) -> bool:
+    """'the X migration', 'X webhooks', 'install X', 'X 3.2': how software, not a person or a firm, is used."""
+    return (
+        next_word(text, end) in TOOL_AFTER_STRONG
+        or previous_word(text, start) in {"install", "installed", "installing", "upgrade", "upgraded", "pip", "npm"}
+        or bool(_STRONG_VERSION.match(text, end))
+    )
 
 
 def in_usage_cue(text: str, start: int, end: int) -> bool:
