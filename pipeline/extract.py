@@ -4,6 +4,10 @@ Entity labels map to page kinds as follows (a design decision, documented in the
 PERSON -> person; ORG -> organisation; PRODUCT -> tool; WORK_OF_ART -> project;
 EVENT and LAW -> topic. Places (GPE, LOC, FAC), nationalities and groups (NORP), dates and
 numbers are not pages: they stay in the fact text, where they still count for search.
+These labels are a first guess: news-trained, they miss or mislabel software. Names spaCy leaves
+untagged are added as shape candidates (tool_candidates.py), and once the contexts are embedded the
+kind classifier (kind_model.py) types every entity whose kind no rule fixed, dropping candidates
+that are not pages.
 
 People named in a header block (`Author:`, `Sponsor:`, `Attendees:`…) are read by rule with exact
 spans (see header_people.py); they are people whatever the model says, and the model's own
