@@ -61,6 +61,7 @@ class DocumentEntity(Model):
     name: str  # the fullest name the document uses
     kind: PageKind
     kind_certain: bool = False  # set by a rule (a header field); otherwise the model's label, a guess
+    candidate: bool = False  # found by its shape, not by spaCy: kept only if the kind classifier names a kind
     aliases: list[str] = Field(default_factory=list)  # every other surface form seen
     acronyms: list[str] = Field(default_factory=list)  # defined in the text: "Python Software Foundation (PSF)"
     # Names that mean this entity only inside its document: a lone given name or surname of a

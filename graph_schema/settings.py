@@ -68,6 +68,12 @@ class Settings(BaseSettings):
     entity_context_chars: int = Field(default=300, description="How much of an entity's sentences is embedded to tell it apart from namesakes.")
     embedding_dimensions: int = 384
 
+    # --- typing: which kind a name is (pipeline/kind_model.py, pipeline/tool_candidates.py) ---
+    kind_candidate_max_words: int = Field(default=4, description="Longest run of capitalised words spaCy left untagged that is tried as one name.")
+    kind_candidate_min_probability: float = Field(default=0.35, description="A name spaCy did not tag becomes an entity only when the kind classifier gives a page kind at least this probability.")
+    kind_tool_cue_share: float = Field(default=0.5, description="A name whose mentions are at least this often used as software ('the X migration', 'X webhooks', 'install X', 'X 3.2') is a tool unless the classifier calls it a person.")
+    kind_retype_margin: float = Field(default=0.15, description="spaCy's kind for a name is replaced only when the classifier gives another kind this much more probability than spaCy's.")
+
     # --- ingestion limits ------------------------------------------------------------------
     max_file_bytes: int = Field(default=20_000_000, description="Larger files are read up to this size and marked truncated.")
     max_unpacked_bytes: int = Field(default=300_000_000, description="A docx or pptx that would unpack to more than this is refused (zip bombs).")

@@ -4,6 +4,10 @@ Entity labels map to page kinds as follows (a design decision, documented in the
 PERSON -> person; ORG -> organisation; PRODUCT -> tool; WORK_OF_ART -> project;
 EVENT and LAW -> topic. Places (GPE, LOC, FAC), nationalities and groups (NORP), dates and
 numbers are not pages: they stay in the fact text, where they still count for search.
+These labels are a first guess: news-trained, they miss or mislabel software. Names spaCy leaves
+untagged are added as shape candidates (tool_candidates.py), and once the contexts are embedded the
+kind classifier (kind_model.py) types every entity whose kind no rule fixed, dropping candidates
+that are not pages.
 
 People named in a header block (`Author:`, `Sponsor:`, `Attendees:`…) are read by rule with exact
 spans (see header_people.py); they are people whatever the model says, and the model's own
@@ -31,6 +35,8 @@ from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline import names
 from pipeline.header_people import read_header
+from pipeline.kind_model import type_entities
+from pipeline.tool_candidates import shape_candidates
 from pipeline.units import split_into_units, unit_breaks
 
 LABEL_KINDS = {
@@ -115,6 +121,7 @@ class _Group:
         self.kinds: Counter[PageKind] = Counter()
         self.extra_aliases: set[str] = set()
         self.certain_kind: PageKind | None = None  # set by a rule (a header field), not by the model
+        self.candidate = False  # every mention found by shape (tool_candidates.py), none by spaCy
 
     def add(self, surface: str, start: int, end: int, kind: PageKind) -> None:
         self.mentions.append(EntityMention(start=start, end=end, surface=surface))
@@ -125,6 +132,7 @@ class _Group:
         self.kinds.update(other.kinds)
         self.extra_aliases |= other.extra_aliases
         self.certain_kind = self.certain_kind or other.certain_kind
+        self.candidate = self.candidate and other.candidate
 
     @property
     def kind(self) -> PageKind:
@@ -164,6 +172,19 @@ def _group_mentions(
         if key:
             groups[key].add(surface, s, e, kind)
     return dict(groups)
+
+
+def _add_candidates(text: str, groups: dict[str, _Group], candidates: list[tuple[int, int]]) -> None:
+    """Names spaCy left untagged join the document's groups; a new name is a candidate (typed later)."""
+    for start, end in candidates:
+        key = normalise_name(text[start:end])
+        if not key:
+            continue
+        if key not in groups:
+            groups[key] = _Group()
+            groups[key].candidate = True
+        group = groups[key]
+        group.add(text[start:end], start, end, group.kinds.most_common(1)[0][0] if group.kinds else PageKind.TOOL)
 
 
 def _merge_short_person_names(groups: dict[str, _Group]) -> None:
@@ -445,6 +466,7 @@ def build_extracted(
     raw_entities = [r for r in raw_entities if not _overlaps_any(r[0], r[1], header.person_fields)]
     raw_entities = _refine_spans(text, raw_entities)
     groups = _group_mentions(text, raw_entities, header.people)
+    _add_candidates(text, groups, shape_candidates(text, [r[:2] for r in raw_entities] + header.person_fields, sentences))
     _merge_person_variants(groups)
     _merge_short_person_names(groups)
     defined = _merge_acronyms(text, groups)
@@ -463,7 +485,7 @@ def build_extracted(
         index = len(entities)
         mentions = sorted(group.mentions, key=lambda m: m.start)
         entities.append(
-            DocumentEntity(name=name, kind=group.kind, kind_certain=group.certain_kind is not None,
+            DocumentEntity(name=name, kind=group.kind, kind_certain=group.certain_kind is not None, candidate=group.candidate,
                            aliases=aliases, acronyms=sorted(group.extra_aliases), mentions=mentions,
                            local_names=_local_names(text, group, name))
         )
@@ -555,10 +577,13 @@ def extract_documents(
     documents: list[ParsedDocument],
     nlp=None,
     embed: Callable[[list[str]], list[list[float]]] | None = None,
+    classify_kinds: bool = True,
 ) -> list[ExtractedDocument]:
     """Run spaCy over every chunk of every readable document in one batched `nlp.pipe`.
 
-    With `embed`, each entity's context is embedded as soon as its document is done, beside spaCy.
+    With `embed`, each entity's context is embedded as soon as its document is done, beside spaCy,
+    and then every entity is typed by the kind classifier (kind_model.py); `classify_kinds=False`
+    keeps spaCy's kinds and the untyped shape candidates (the classifier's training script reads them).
     """
     settings = get_settings()
     nlp = nlp or load_nlp()
@@ -602,4 +627,6 @@ def extract_documents(
     finally:
         if embedder:
             embedder.finish()
+    if classify_kinds:
+        type_entities([built[i] for i in sorted(built)], embed)
     return [built[i] if i in built else ExtractedDocument(parsed=parsed) for i, parsed in enumerate(documents)]

@@ -1,0 +1,279 @@
+"""Which kind a name is: a small classifier over MiniLM embeddings, the name's shape and how it is used.
+
+spaCy's en_core_web_sm labels come from news: on technical text and work notes it files software
+as organisations or people and misses lower-case or code-shaped names. After extraction, each
+entity whose kind no rule fixed is classified from
+- the MiniLM embedding of its bare name, of its last word ("… Retail") and of its context
+  ("Name. first facts…", the vector extraction already made for resolution),
+- its shape (inner capitals, digits, dots, all lower, all capitals, word count),
+- usage cues around its mentions ("install X", "the X cluster", "X 3.2", "Mr. X", "X Inc"),
+- what spaCy said (its label, or that it found nothing and the name is a shape candidate).
+
+The classes are person, organisation, tool, place and other (not a page). A candidate spaCy did
+not tag becomes an entity only when a page kind wins with `kind_candidate_min_probability`; spaCy's
+own entities are re-typed only when another page kind beats spaCy's by `kind_retype_margin`; a
+kind set by a rule (`kind_certain`) is never changed. "Project X" and "the X project" are projects
+by rule: the corpora have no projects to learn them from.
+
+The weights are a multinomial logistic regression trained by bench/train_kind_model.py on SoftNER
+and GUM (never on samples/ or tests/data), shipped as pipeline/data/kind_model.npz; prediction is
+one matrix product in numpy.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from graph_schema.kinds import PageKind, SourceKind
+from graph_schema.models import DocumentEntity, ExtractedDocument
+from graph_schema.settings import get_settings
+from graph_schema.slugs import normalise_name
+from pipeline.tool_candidates import (
+    TOOL_AFTER,
+    TOOL_AFTER_STRONG,
+    TOOL_BEFORE,
+    has_version_after,
+    in_strong_tool_cue,
+    is_code_shaped,
+    next_word,
+    previous_word,
+)
+
+MODEL_PATH = Path(__file__).parent / "data" / "kind_model.npz"
+FEATURE_VERSION = 2
+CLASSES = ("person", "organisation", "tool", "place", "other")
+PAGE_CLASSES = {"person": PageKind.PERSON, "organisation": PageKind.ORGANISATION, "tool": PageKind.TOOL}
+SOURCE_KINDS = (PageKind.PERSON, PageKind.ORGANISATION, PageKind.TOOL, PageKind.PROJECT, PageKind.TOPIC)
+
+# Words beside a name that say who or what it is; short and general, not names of anything.
+PERSON_BEFORE = {"mr", "mrs", "ms", "dr", "prof", "professor", "sir", "dame", "president", "minister", "senator",
+                 "judge", "justice", "father", "mother", "son", "daughter", "wife", "husband", "brother", "sister",
+                 "colleague", "manager", "engineer", "director", "ceo", "founder", "author", "by", "thanks", "@"}
+PERSON_AFTER = {"said", "says", "told", "asked", "explained", "added", "who", "himself", "herself", "thinks",
+                "wrote", "replied", "agreed", "joined", "leads", "reports", "expects", "owns"}
+ORGANISATION_AFTER = {"inc", "ltd", "llc", "corp", "corporation", "company", "gmbh", "plc", "group", "team",
+                      "announced", "acquired", "employees", "staff", "headquarters", "customers", "signed",
+                      "contract", "account", "partnership", "spokesperson", "spokesman", "board", "university"}
+PLACE_BEFORE = {"in", "at", "near", "to", "from", "across", "around", "visit", "visiting", "north", "south",
+                "east", "west", "downtown", "city", "island"}
+_PROJECT_NAME = re.compile(r"^project\s+\S|\S\s+project$", re.IGNORECASE)
+_INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
+_DIGIT = re.compile(r"\d")
+
+
+def is_project_name(text: str, entity: DocumentEntity) -> bool:
+    """'Project Atlas', 'the Atlas project': a project by how it is named."""
+    if _PROJECT_NAME.search(entity.name):
+        return True
+    return any(next_word(text, m.end) == "project" and previous_word(text, m.start) == "the" for m in entity.mentions)
+
+
+def _cue_share(text: str, entity: DocumentEntity, test: Callable[[int, int], bool]) -> float:
+    mentions = entity.mentions or []
+    return sum(test(m.start, m.end) for m in mentions) / len(mentions) if mentions else 0.0
+
+
+def shape_and_cue_features(text: str, entity: DocumentEntity) -> list[float]:
+    """Features beside the two embeddings, in a fixed order (FEATURE_VERSION names it)."""
+    name = entity.name
+    words = name.split()
+    letters = [ch for ch in name if ch.isalpha()]
+    line_starts = sum(m.start == 0 or text[max(0, m.start - 1)] == "\n" for m in entity.mentions)
+    return [
+        float(len(words) == 1),
+        float(len(words) == 2),
+        float(len(words) >= 3),
+        float(bool(_INNER_CAPITAL.search(name))),
+        float(bool(_DIGIT.search(name))),
+        float("." in name.strip(".")),
+        float(is_code_shaped(name)),
+        float(bool(letters) and all(ch.islower() for ch in letters)),
+        float(len(letters) >= 2 and all(ch.isupper() for ch in letters)),
+        float(all(w[:1].isupper() for w in words)),
+        float(len(name) <= 3),
+        math.log1p(len(entity.mentions)) / 3,
+        line_starts / max(1, len(entity.mentions)),
+        _cue_share(text, entity, lambda s, e: previous_word(text, s) in TOOL_BEFORE),
+        _cue_share(text, entity, lambda s, e: next_word(text, e) in TOOL_AFTER),
+        _cue_share(text, entity, lambda s, e: has_version_after(text, e)),
+        _cue_share(text, entity, lambda s, e: previous_word(text, s) in PERSON_BEFORE),
+        _cue_share(text, entity, lambda s, e: next_word(text, e) in PERSON_AFTER),
+        _cue_share(text, entity, lambda s, e: next_word(text, e) in ORGANISATION_AFTER),
+        _cue_share(text, entity, lambda s, e: previous_word(text, s) in PLACE_BEFORE),
+        *(float(not entity.candidate and entity.kind is kind) for kind in SOURCE_KINDS),
+        float(entity.candidate),
+    ]
+
+
+def feature_rows(
+    documents: list[ExtractedDocument], embed: Callable[[list[str]], list[list[float]]]
+) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """(document index, entity index) of every entity to type, and its feature row."""
+    where = [
+        (d, e)
+        for d, document in enumerate(documents)
+        for e, entity in enumerate(document.entities)
+        if entity.kind is not PageKind.YOU and not entity.kind_certain
+    ]
+    if not where:
+        return [], np.zeros((0, 0), dtype=np.float32)
+    entities = [documents[d].entities[e] for d, e in where]
+    names = sorted({entity.name for entity in entities})
+    name_vectors = dict(zip(names, embed(names), strict=True))
+    # the last word of a longer name says what it is: "… Retail", "… Analytics" are firms, not surnames
+    last_words = sorted({entity.name.split()[-1] for entity in entities if len(entity.name.split()) > 1})
+    last_vectors = dict(zip(last_words, embed(last_words), strict=True)) if last_words else {}
+    no_last_word = [0.0] * len(next(iter(name_vectors.values())))
+    # extraction embeds one context per name and kind in a batch; its twins share that vector
+    context_of = {normalise_name(x.name): x.embedding for x in entities if x.embedding is not None}
+    missing = sorted({x.context for x in entities if x.embedding is None and normalise_name(x.name) not in context_of})
+    missing_vectors = dict(zip(missing, embed(missing), strict=True)) if missing else {}
+    rows = []
+    for (d, _), entity in zip(where, entities, strict=True):
+        context = entity.embedding or context_of.get(normalise_name(entity.name)) or missing_vectors[entity.context]
+        last = last_vectors.get(entity.name.split()[-1], no_last_word) if len(entity.name.split()) > 1 else no_last_word
+        rows.append([*name_vectors[entity.name], *last, *context, *shape_and_cue_features(documents[d].parsed.text, entity)])
+    return where, np.asarray(rows, dtype=np.float32)
+
+
+class KindModel:
+    """Multinomial logistic regression: probabilities over CLASSES for each feature row."""
+
+    def __init__(self, weights: np.ndarray, bias: np.ndarray, classes: tuple[str, ...]) -> None:
+        self.weights = weights
+        self.bias = bias
+        self.classes = classes
+
+    def probabilities(self, rows: np.ndarray) -> np.ndarray:
+        scores = rows @ self.weights.T + self.bias
+        scores -= scores.max(axis=1, keepdims=True)
+        exp = np.exp(scores)
+        return exp / exp.sum(axis=1, keepdims=True)
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("wb") as handle:  # np.savez on a handle keeps the exact file name
+            np.savez_compressed(handle, weights=self.weights.astype(np.float32), bias=self.bias.astype(np.float32),
+                                classes=np.array(self.classes), feature_version=np.array(FEATURE_VERSION))
+
+
+@lru_cache(maxsize=1)
+def load_kind_model(path: Path = MODEL_PATH) -> KindModel:
+    with np.load(path) as data:
+        if int(data["feature_version"]) != FEATURE_VERSION:
+            raise ValueError(f"{path} was trained on feature version {int(data['feature_version'])}, "
+                             f"the code computes version {FEATURE_VERSION}: rebuild it with bench/train_kind_model.py")
+        return KindModel(data["weights"], data["bias"], tuple(str(c) for c in data["classes"]))
+
+
+def decide_kind(entity: DocumentEntity, probabilities: dict[str, float], min_probability: float,
+                margin: float) -> PageKind | None:
+    """The entity's kind after classification; None drops a candidate that is not a page."""
+    best = max(PAGE_CLASSES, key=lambda c: probabilities[c])
+    if entity.candidate:
+        return PAGE_CLASSES[best] if probabilities[best] >= min_probability else None
+    current = next((c for c, k in PAGE_CLASSES.items() if k is entity.kind), None)
+    held = probabilities[current] if current else probabilities["other"]
+    if PAGE_CLASSES[best] is not entity.kind and probabilities[best] - held >= margin:
+        return PAGE_CLASSES[best]
+    return entity.kind
+
+
+def _drop_entities(document: ExtractedDocument, dropped: dict[int, int | None]) -> None:
+    """Remove entities by index, each folded into another entity or into none.
+
+    Facts are renumbered (a fact about a folded entity is about the one it joined), and a fact
+    about none of the remaining entities goes too.
+    """
+    if not dropped:
+        return
+    new_index = {}
+    kept = []
+    for index, entity in enumerate(document.entities):
+        if index not in dropped:
+            new_index[index] = len(kept)
+            kept.append(entity)
+    for index, into in dropped.items():
+        if into is not None:
+            new_index[index] = new_index[into]
+    facts = []
+    for fact in document.facts:
+        fact.entities = sorted({new_index[i] for i in fact.entities if i in new_index})
+        if fact.entities or document.parsed.kind is SourceKind.SUBMISSION:
+            facts.append(fact)
+    document.entities = kept
+    document.facts = facts
+
+
+def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]], list[list[float]]] | None) -> None:
+    """Set each entity's kind from the classifier (in place); drop candidates that are not pages."""
+    settings = get_settings()
+    if embed is None:  # no embedder: nothing to classify with, so only spaCy's entities stay
+        for document in documents:
+            _drop_entities(document, {i: None for i, e in enumerate(document.entities) if e.candidate})
+        return
+    where, rows = feature_rows(documents, embed)
+    probabilities = load_kind_model().probabilities(rows) if where else np.zeros((0, len(CLASSES)))
+    dropped: dict[int, dict[int, int | None]] = {}
+    candidates = {(d, e) for d, e in where if documents[d].entities[e].candidate}
+    model = load_kind_model()
+    for (d, e), row in zip(where, probabilities, strict=True):
+        entity, text = documents[d].entities[e], documents[d].parsed.text
+        chances = dict(zip(model.classes, row.tolist(), strict=True))
+        if is_project_name(text, entity):
+            kind = PageKind.PROJECT
+        elif (
+            _strong_tool_cue_share(text, entity) >= settings.kind_tool_cue_share
+            and chances["person"] < 0.5
+            and not (entity.candidate and entity.name.islower())  # a lower-case word needs the classifier's word
+        ):
+            kind = PageKind.TOOL  # "the Kafka migration": how it is used outweighs a news model's guess
+        else:
+            kind = decide_kind(entity, chances, settings.kind_candidate_min_probability, settings.kind_retype_margin)
+        if kind is None:
+            dropped.setdefault(d, {})[e] = None
+        else:
+            entity.kind, entity.candidate = kind, False
+    for d, document in enumerate(documents):
+        folded = _fold_name_parts(document, {e for dd, e in candidates if dd == d})
+        dropped.setdefault(d, {}).update({k: v for k, v in folded.items() if v not in dropped.get(d, {})})
+    for d, indexes in dropped.items():
+        _drop_entities(documents[d], indexes)
+
+
+def _strong_tool_cue_share(text: str, entity: DocumentEntity) -> float:
+    """How often the name is used as software; a name ending in such a word ("Airflow DAG") always is."""
+    words = entity.name.lower().split()
+    if len(words) > 1 and words[-1] in TOOL_AFTER_STRONG:
+        return 1.0
+    return _cue_share(text, entity, lambda s, e: in_strong_tool_cue(text, s, e))
+
+
+def _fold_name_parts(document: ExtractedDocument, candidates: set[int]) -> dict[int, int]:
+    """A one-word candidate that is the first or last name of exactly one person joins that person.
+
+    spaCy found "Sofia Marquez" once and missed the later "Sofia": extraction's own coreference ran
+    before the candidate was typed, so it is done here for candidates ({candidate: person}).
+    """
+    people = [i for i, e in enumerate(document.entities) if e.kind is PageKind.PERSON and len(e.name.split()) > 1]
+    folded = {}
+    for index, entity in enumerate(document.entities):
+        key = normalise_name(entity.name)
+        if len(key.split()) != 1 or entity.kind_certain:
+            continue
+        if index not in candidates:  # spaCy's own people were joined by extraction already
+            continue
+        fits = [p for p in people if p != index and key in (normalise_name(document.entities[p].name).split()[0],
+                                                             normalise_name(document.entities[p].name).split()[-1])]
+        if len(fits) == 1:
+            person = document.entities[fits[0]]
+            person.mentions = sorted(person.mentions + entity.mentions, key=lambda m: m.start)
+            person.aliases = sorted(set(person.aliases) | {m.surface for m in entity.mentions} - {person.name})
+            folded[index] = fits[0]
+    return folded

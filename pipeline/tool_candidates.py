@@ -1,0 +1,164 @@
+"""Names spaCy's news model leaves untagged: code-shaped words, acronyms, capitalised words mid-sentence.
+
+en_core_web_sm was trained on news, so on technical text and work notes it misses most software
+names ("jQuery", "Node.js", "Neo4j", "kafka"). These spans are only *candidates*: each becomes an
+entity only when the kind classifier (kind_model.py) names a kind for it with enough confidence,
+so a capitalised heading word or an acronym such as "FYI" costs an embedding, not a page.
+
+What counts as a candidate, all on word boundaries and outside spaCy's own entities:
+- code-shaped words: an inner capital ("GitHub", "iOS"), letters with digits ("Neo4j", "S3"),
+  an inner dot ("Node.js", "Lex.DB") or underscore;
+- all-capital acronyms of two or more letters, with "+" or "#" ("API", "C++", "C#");
+- runs of capitalised words that do not start a sentence ("Visual Studio", "Elasticsearch");
+- lower-case words in a usage cue ("install webpack", "the kafka cluster", "ffmpeg 4.2"), and the
+  lower-case spelling of a name the document also writes capitalised ("python" beside "Python").
+"""
+
+from __future__ import annotations
+
+import re
+
+from graph_schema.settings import get_settings
+
+# A word as names are written in technical text: letters, digits and the joiners names use inside.
+_WORD = re.compile(r"(?<![\w@#/\\.$-])[A-Za-z][\w+#]*(?:[.\-][A-Za-z0-9][\w+#]*)*(?![\w@/\\]|\.\w)")
+_INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
+_LETTER_DIGIT = re.compile(r"[A-Za-z]\d|\d[A-Za-z]")
+_ACRONYM = re.compile(r"[A-Z][A-Z0-9]+[+#]*|[A-Z][+#]+")
+_CAPITALISED = re.compile(r"[A-Z][a-z][\w'’-]*")
+_JOINER = re.compile(r"[ \t]+")
+_URL_LIKE = re.compile(r"\.(com|org|net|txt|md|py|json|yml|yaml|html|csv|xml|log|cfg|ini|sh)$", re.IGNORECASE)
+
+# Words around a name that say it is software or a work product ("install X", "X API", "X 3.2").
+TOOL_BEFORE = {
+    "install", "installed", "installing", "uninstall", "upgrade", "upgraded", "using", "via", "run", "running",
+    "deploy", "deployed", "configure", "configured", "migrate", "migrated", "import", "imported", "npm", "pip",
+    "brew", "apt", "apt-get", "yarn", "gem", "conda", "docker", "launch", "open", "opened",
+}
+TOOL_AFTER = {
+    "api", "apis", "sdk", "cli", "plugin", "plugins", "library", "libraries", "package", "packages", "module",
+    "modules", "webhook", "webhooks", "cluster", "clusters", "dag", "dags", "pipeline", "pipelines", "dashboard",
+    "dashboards", "instance", "instances", "database", "databases", "db", "driver", "drivers", "extension",
+    "extensions", "framework", "script", "scripts", "command", "commands", "container", "containers",
+    "repo", "repository", "config", "configuration", "migration", "integration", "query", "queries",
+    "server", "servers", "client", "app", "version", "versions", "install", "installation",
+    "build", "builds", "release", "releases", "schema", "index", "indexes", "topics", "workspace", "ticket",
+    "tickets", "bot", "engine", "runtime", "compiler", "interpreter", "console", "shell", "syntax", "docs",
+    "ships", "upgrade", "deployment", "connector", "plugin", "tables", "stack",
+}
+# The strongest of those: a name used this way is software, whatever a news model says it is.
+TOOL_AFTER_STRONG = {
+    "api", "apis", "sdk", "cli", "plugin", "plugins", "webhook", "webhooks", "cluster", "clusters", "dag", "dags",
+    "pipeline", "pipelines", "dashboard", "dashboards", "database", "databases", "db", "driver", "drivers",
+    "extension", "extensions", "migration", "integration", "instance", "instances", "container", "containers",
+    "repo", "repository", "query", "queries", "schema", "connector", "deployment", "upgrade",
+}
+_VERSION = re.compile(r"\s*v?\d+(?:\.\d+)+\b|\s+v?\d+\b")
+_STRONG_VERSION = re.compile(r"\s*v?\d+\.\d+(?:\.\d+)*\b")
+_PREVIOUS_WORD = re.compile(r"([A-Za-z][\w-]*)\W{0,3}$")
+_NEXT_WORD = re.compile(r"^\W{0,3}([A-Za-z][\w-]*)")
+
+
+def previous_word(text: str, start: int) -> str:
+    match = _PREVIOUS_WORD.search(text[max(0, start - 40) : start])
+    return match.group(1).lower() if match else ""
+
+
+def next_word(text: str, end: int) -> str:
+    match = _NEXT_WORD.match(text[end : end + 40])
+    return match.group(1).lower() if match else ""
+
+
+def has_version_after(text: str, end: int) -> bool:
+    return bool(_VERSION.match(text, end))
+
+
+def in_strong_tool_cue(text: str, start: int, end: int) -> bool:
+    """'the X migration', 'X webhooks', 'install X', 'X 3.2': how software, not a person or a firm, is used."""
+    return (
+        next_word(text, end) in TOOL_AFTER_STRONG
+        or previous_word(text, start) in {"install", "installed", "installing", "upgrade", "upgraded", "pip", "npm"}
+        or bool(_STRONG_VERSION.match(text, end))
+    )
+
+
+def in_usage_cue(text: str, start: int, end: int) -> bool:
+    """Whether the words around a name say it is software ("install X", "the X cluster", "X 3.2")."""
+    return (
+        previous_word(text, start) in TOOL_BEFORE
+        or next_word(text, end) in TOOL_AFTER
+        or has_version_after(text, end)
+    )
+
+
+def is_code_shaped(word: str) -> bool:
+    """'GitHub', 'iOS', 'Neo4j', 'Node.js', 'gobgp_1': a shape ordinary words do not have."""
+    core = word.rstrip("+#")
+    return bool(
+        _INNER_CAPITAL.search(core)
+        or (_LETTER_DIGIT.search(core) and sum(ch.isalpha() for ch in core) >= 2)
+        or ("." in core and not _URL_LIKE.search(core))
+        or "_" in core
+    )
+
+
+def _overlaps(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
+    return any(s < end and start < e for s, e in spans)
+
+
+def _sentence_starts(text: str, sentences: list[tuple[int, int]]) -> set[int]:
+    """Offsets of the first word of each sentence and of each line (a heading, a list item)."""
+    starts = set()
+    for start, _ in sentences:
+        while start < len(text) and not text[start].isalnum():
+            start += 1
+        starts.add(start)
+    for match in re.finditer(r"(?m)^[\W_]*(?=\w)", text):
+        starts.add(match.end())
+    return starts
+
+
+def shape_candidates(text: str, taken: list[tuple[int, int]], sentences: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans (absolute offsets) of names spaCy did not tag; `taken` are the spans it (or a rule) did."""
+    max_words = get_settings().kind_candidate_max_words
+    starts = _sentence_starts(text, sentences)
+    words = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
+    taken = sorted(taken)
+    found: list[tuple[int, int]] = []
+    capitalised_forms = {text[s:e].lower() for s, e in taken}
+    index = 0
+    while index < len(words):
+        start, end, word = words[index]
+        if _overlaps(start, end, taken):
+            index += 1
+            continue
+        if is_code_shaped(word) or (_ACRONYM.fullmatch(word) and len(word) >= 2):
+            found.append((start, end))
+            capitalised_forms.add(word.lower())
+            index += 1
+            continue
+        if _CAPITALISED.fullmatch(word):
+            # a run of capitalised words on one line: "Visual Studio", "Apache Cordova"
+            run_end, last = end, index
+            while (
+                last + 1 < len(words)
+                and last + 1 - index < max_words
+                and _CAPITALISED.fullmatch(words[last + 1][2])
+                and _JOINER.fullmatch(text[run_end : words[last + 1][0]])
+                and not _overlaps(words[last + 1][0], words[last + 1][1], taken)
+            ):
+                last += 1
+                run_end = words[last][1]
+            if start not in starts or last > index:
+                found.append((start, run_end))
+                capitalised_forms.add(text[start:run_end].lower())
+            index = last + 1
+            continue
+        if word.islower() and len(word) >= 2 and in_usage_cue(text, start, end):
+            found.append((start, end))
+        index += 1
+    chosen = {span for span in found}
+    for start, end, word in words:  # "python" where the document also writes "Python"
+        if word.islower() and word in capitalised_forms and not _overlaps(start, end, taken):
+            chosen.add((start, end))
+    return sorted(chosen)

@@ -1,0 +1,107 @@
+"""Typing names by kind: software as tools, companies as organisations, "Project X" as a project.
+
+Real spaCy and the real MiniLM embedder on short texts written for these tests (not from any
+training corpus); the shipped classifier file is checked against the training script's format.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graph_schema.embedding import embed_texts
+from graph_schema.kinds import PageKind
+from graph_schema.settings import get_settings
+from pipeline.extract import extract_documents
+from pipeline.kind_model import CLASSES, FEATURE_VERSION, MODEL_PATH, KindModel, load_kind_model
+from pipeline.parse import parse_document
+from pipeline.tool_candidates import is_code_shaped, shape_candidates
+
+
+def _kinds(tmp_path: Path, text: str) -> dict[str, PageKind]:
+    path = tmp_path / "notes.txt"
+    path.write_text(text)
+    parsed = parse_document(path, "notes.txt", "test-kinds", get_settings())
+    [extracted] = extract_documents([parsed], embed=embed_texts)
+    return {e.name: e.kind for e in extracted.entities}
+
+
+def test_software_in_work_notes_is_typed_tool(tmp_path):
+    kinds = _kinds(
+        tmp_path,
+        "Weekly sync, platform team\n\n"
+        "Marta Lindqvist moved the nightly exports from MongoDB to ClickHouse last week.\n"
+        "The Airflow DAG that loads the invoices still fails on Mondays; Tomasz will add a retry.\n"
+        "We agreed to keep Redis as the cache and to upgrade Terraform to 1.9 before the audit.\n",
+    )
+    assert kinds.get("MongoDB") is PageKind.TOOL
+    assert kinds.get("ClickHouse") is PageKind.TOOL
+    assert PageKind.TOOL in (kinds.get("Airflow"), kinds.get("Airflow DAG"))  # spaCy's span may keep "DAG"
+    assert kinds.get("Marta Lindqvist") is PageKind.PERSON
+
+
+@pytest.mark.xfail(reason="known gap: spaCy says person and the classifier leans organisation (0.19 vs 0.17), "
+                   "short of the re-typing margin; the last-word embedding is not yet enough", strict=True)
+def test_company_with_a_descriptive_last_word_is_an_organisation(tmp_path):
+    kinds = _kinds(
+        tmp_path,
+        "Call notes\n\n"
+        "Jonas Berg from Halvorsen Retail asked for a quote on the loyalty programme. "
+        "Halvorsen Retail wants the first delivery in May and will sign the contract next week.\n",
+    )
+    assert kinds.get("Halvorsen Retail") is PageKind.ORGANISATION
+    assert kinds.get("Jonas Berg") is PageKind.PERSON
+
+
+def test_project_x_is_a_project(tmp_path):
+    kinds = _kinds(
+        tmp_path,
+        "Planning\n\nProject Lighthouse starts in June. Amira Haddad leads Project Lighthouse "
+        "and reports the budget to the steering group every month.\n",
+    )
+    assert kinds.get("Project Lighthouse") is PageKind.PROJECT
+    assert kinds.get("Amira Haddad") is PageKind.PERSON
+
+
+def test_shape_candidates_find_code_shaped_and_cued_names_only():
+    text = "We deployed the service with Node.js and nginx. Then we run install webpack today."
+    found = {text[s:e] for s, e in shape_candidates(text, [], [(0, 46), (47, len(text))])}
+    assert {"Node.js", "webpack"} <= found
+    assert "We" not in found and "Then" not in found and "today" not in found
+    assert is_code_shaped("Neo4j") and is_code_shaped("jQuery") and not is_code_shaped("Monday")
+
+
+def test_shipped_model_loads_in_the_training_scripts_format(tmp_path):
+    model = load_kind_model()
+    assert model.classes == CLASSES
+    dimensions = model.weights.shape[1]
+    assert model.weights.shape == (len(CLASSES), dimensions) and model.bias.shape == (len(CLASSES),)
+    with np.load(MODEL_PATH) as data:
+        assert int(data["feature_version"]) == FEATURE_VERSION
+    # what the training script writes, read back, predicts the same probabilities
+    copy = tmp_path / "kind_model.npz"
+    KindModel(model.weights, model.bias, model.classes).save(copy)
+    again = load_kind_model.__wrapped__(copy)
+    rows = np.random.default_rng(0).normal(size=(3, dimensions)).astype(np.float32)
+    assert np.allclose(again.probabilities(rows), model.probabilities(rows))
+    assert np.allclose(model.probabilities(rows).sum(axis=1), 1.0)
+
+
+@pytest.fixture(scope="module")
+def demo_kinds() -> dict[str, PageKind]:
+    path = Path(__file__).resolve().parents[1] / "samples" / "uploads"
+    files = sorted(p for p in path.rglob("*") if p.is_file())
+    parsed = [parse_document(p, str(p.relative_to(path)), "test-kinds-demo", get_settings()) for p in files]
+    return {e.name: e.kind for doc in extract_documents(parsed, embed=embed_texts) for e in doc.entities}
+
+
+@pytest.mark.parametrize("name", ["Neo4j", "Kafka", "Grafana", "PostgreSQL"])
+def test_demo_software_is_a_tool(demo_kinds, name):
+    assert demo_kinds.get(name) is PageKind.TOOL
+
+
+@pytest.mark.parametrize("name", ["Acme Corporation", "Northwind Logistics"])
+def test_demo_companies_are_organisations(demo_kinds, name):
+    assert demo_kinds.get(name) is PageKind.ORGANISATION
