@@ -30,6 +30,7 @@ from graph_schema.models import CandidateFact, DocumentEntity, EntityMention, Ex
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline.header_people import read_header
+from pipeline.speakers import attach_labels, read_meeting_notes, resolved_label_spans
 from pipeline.units import split_into_units, unit_breaks
 
 LABEL_KINDS = {
@@ -272,9 +273,13 @@ def build_extracted(
     """Entities, coreference and facts of one document from spaCy's raw spans (absolute offsets)."""
     text = parsed.text
     header = read_header(text)
-    raw_entities = [r for r in raw_entities if not _overlaps_any(r[0], r[1], header.person_fields)]
-    groups = _group_mentions(text, raw_entities, header.people)
+    notes = read_meeting_notes(text)  # attendee lists, tables and speaker labels, read by rule
+    ruled = header.person_fields + notes.ruled + resolved_label_spans(text, notes)
+    raw_entities = [r for r in raw_entities if not _overlaps_any(r[0], r[1], ruled)]
+    people = sorted(set(header.people) | set(notes.people))
+    groups = _group_mentions(text, raw_entities, people)
     _merge_short_person_names(groups)
+    attach_labels(text, notes, groups, _Group)
     defined = _merge_acronyms(text, groups)
     _acronym_mentions(text, defined, groups)
     _repeated_mentions(text, groups)
