@@ -300,6 +300,7 @@ class KnownPage(Model):
     title: str
     kind: PageKind
     name_keys: list[str] = Field(default_factory=list)
+    kind_by_hand: bool = False  # the person set its kind (`subtext pages kind`): no run changes it
 
 
 ResolvedDocument.model_rebuild()

@@ -3,7 +3,7 @@
 One JSON object per line, each with a `type`:
 
     meta     format, version, owner, when, and how many records of each type follow
-    page     slug, title, kind, aliases, name keys, body, embedding
+    page     slug, title, kind, aliases, name keys, body, embedding, when renamed or given its kind by hand
     source   a document or submission: key (its path in the upload folder), hash, status, reason
     chunk    a source's text in pieces, with character offsets
     fact     text, retired flag, every source it came from with its character span, the pages it is about
@@ -66,6 +66,8 @@ class PageRecord(_Record):
     created_at: str | None = None
     updated_at: str | None = None
     created_by: str | None = None
+    renamed_at: str | None = None  # renamed by hand: kept when no document supports it
+    kind_set_at: str | None = None  # kind set by hand: later runs keep it
 
 
 class SourceRecord(_Record):

@@ -106,14 +106,15 @@ class PageIndex:
             if slug not in slugs:  # a title's key may be listed already without being a name key
                 slugs.append(slug)
 
-    def exact(self, keys: list[str], kinds: set[PageKind]) -> tuple[str, str] | None:
-        """(slug, matched key) of the one compatible page known by one of `keys`, first key first.
+    def exact(self, keys: list[str], kinds: set[PageKind], by_hand_only: bool = False) -> tuple[str, str] | None:
+        """(slug, matched key) of the one compatible page known by one of `keys`, first key first
+        (with `by_hand_only`, of the pages whose kind the person set).
 
         A key several pages share (a surname two people have) decides nothing unless it is one
         page's own title; see `holders`.
         """
         for key in keys:
-            candidates = self._candidates(key, kinds)
+            candidates = [s for s in self._candidates(key, kinds) if self.pages[s].kind_by_hand or not by_hand_only]
             if len(candidates) == 1:
                 return candidates[0], key
             titled = [s for s in candidates if normalise_name(self.pages[s].title) == key]
@@ -179,16 +180,18 @@ def _resolve_entity(
                                  f"the name {found[1]!r} is already a name of {page.title!r}")
 
     # The model's label is a guess ('Guido' tagged as an organisation): a name that is already
-    # exactly one page's name, of another kind, is that page. Rule-given kinds are never overridden.
-    if not entity.kind_certain:
-        found = pages.exact(keys, NAMED_KINDS - kinds)
-        if found:
-            page = pages.pages[found[0]]
-            return _exact_resolution(
-                entity, index, page, "alias",
-                f"the name {found[1]!r} is already a name of the {page.kind.value} page {page.title!r} "
-                f"(the language model had labelled it {entity.kind.value})",
-            )
+    # exactly one page's name, of another kind, is that page. Rule-given kinds are never overridden,
+    # except by the person: a page whose kind they set is the thing a rule names by its own name.
+    found = pages.exact(keys[:1] if entity.kind_certain else keys, NAMED_KINDS - kinds, by_hand_only=entity.kind_certain)
+    if found:
+        page = pages.pages[found[0]]
+        labelled = "a rule" if entity.kind_certain else "the language model"
+        return _exact_resolution(
+            entity, index, page, "alias",
+            f"the name {found[1]!r} is already a name of the {page.kind.value} page {page.title!r} "
+            f"({labelled} had labelled it {entity.kind.value}"
+            + ("; the person set the page's kind)" if page.kind_by_hand else ")"),
+        )
 
     near = pages.fuzzy(name_key, kinds, settings.fuzzy_merge_threshold)
     if near:
@@ -259,6 +262,8 @@ def _name_part_merges(entity: DocumentEntity, slug: str, pages: PageIndex) -> li
         if len(others) != 1 or others[0] not in pages.pages:
             continue
         other = pages.pages[others[0]]
+        if other.kind_by_hand and other.kind not in compatible_kinds(entity.kind):
+            continue  # the person said what it is: never folded into a thing of another kind
         if other.kind in kinds and normalise_name(other.title) == key:
             pages.fold(other.slug, slug)
             merges.append(PageMerge(

@@ -31,7 +31,8 @@ RETURN s.id AS id, s.content_hash AS content_hash, s.status AS status
 
 KNOWN_PAGES = """
 MATCH (p:Page {owner: $owner})
-RETURN p.slug AS slug, p.title AS title, p.kind AS kind, coalesce(p.name_keys, []) AS name_keys
+RETURN p.slug AS slug, p.title AS title, p.kind AS kind, coalesce(p.name_keys, []) AS name_keys,
+       p.kind_set_at IS NOT NULL AS kind_by_hand
 """
 
 PAGE_KINDS = """
@@ -213,11 +214,12 @@ SET p.body = reduce(acc = '', t IN texts | acc + CASE WHEN acc = '' THEN '' ELSE
 # A page nothing live supports any more is deleted, so it stops showing in search, the snapshot
 # and compile as if current: no live fact is about it, no live source names it or is filed under
 # it, no link is left (those left are hand-made or backed by a live source), and it is not the
-# person's own page. Its retired facts stay; a restored file creates it again.
+# person's own page, nor a page the person renamed or gave its kind by hand. Its retired facts
+# stay; a restored file creates it again.
 DROP_UNSUPPORTED_PAGES = """
 UNWIND $slugs AS slug
 MATCH (p:Page {owner: $owner, slug: slug})
-WHERE NOT p.kind IN ['you', 'focus'] AND p.renamed_at IS NULL
+WHERE NOT p.kind IN ['you', 'focus'] AND p.renamed_at IS NULL AND p.kind_set_at IS NULL
   AND NOT EXISTS { (p)<-[:ABOUT]-(f:Fact) WHERE NOT f.retired }
   AND NOT EXISTS { (p)<-[:MENTIONS]-(s:Source) WHERE s.status <> 'retired' }
   AND NOT EXISTS { (s:Source {owner: $owner, focus: p.slug}) WHERE s.status <> 'retired' }
@@ -318,7 +320,8 @@ def source_states(tx: neo4j.ManagedTransaction, owner: str, ids: list[str]) -> d
 
 def known_pages(tx: neo4j.ManagedTransaction, owner: str) -> list[KnownPage]:
     return [
-        KnownPage(slug=r["slug"], title=r["title"], kind=PageKind(r["kind"]), name_keys=r["name_keys"])
+        KnownPage(slug=r["slug"], title=r["title"], kind=PageKind(r["kind"]), name_keys=r["name_keys"],
+                  kind_by_hand=r["kind_by_hand"])
         for r in tx.run(KNOWN_PAGES, owner=owner)
     ]
 
