@@ -75,10 +75,19 @@ class CandidateFact(Model):
     entities: list[int]  # indexes into ExtractedDocument.entities
 
 
+class EntityRelation(Model):
+    """A typed relation the document states by its structure: a table row's person works at its organisation."""
+
+    subject: int  # indexes into ExtractedDocument.entities
+    object: int
+    type: Literal["works_at"]
+
+
 class ExtractedDocument(Model):
     parsed: ParsedDocument
     entities: list[DocumentEntity] = Field(default_factory=list)
     facts: list[CandidateFact] = Field(default_factory=list)
+    relations: list[EntityRelation] = Field(default_factory=list)
 
 
 ResolutionMethod = Literal["slug", "alias", "fuzzy", "embedding", "new", "you", "focus"]
@@ -288,6 +297,7 @@ class DocumentWrite(Model):
     mentions: list[MentionWrite] = Field(default_factory=list)
     facts: list[FactWrite] = Field(default_factory=list)
     relations: list[tuple[str, str]] = Field(default_factory=list)  # RELATES_TO, slug pairs a < b
+    works_at: list[tuple[str, str]] = Field(default_factory=list)  # (person slug, organisation slug), on their RELATES_TO
     in_context: list[str] = Field(default_factory=list)  # slugs filed under source.focus_slug
     review_pairs: list[ReviewPair] = Field(default_factory=list)
     page_merges: list[PageMerge] = Field(default_factory=list)

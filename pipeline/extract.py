@@ -26,11 +26,18 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from functools import lru_cache
 
 from graph_schema.kinds import PageKind, SourceKind
-from graph_schema.models import CandidateFact, DocumentEntity, EntityMention, ExtractedDocument, ParsedDocument
+from graph_schema.models import (
+    CandidateFact,
+    DocumentEntity,
+    EntityMention,
+    EntityRelation,
+    ExtractedDocument,
+    ParsedDocument,
+)
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline.header_people import read_header
-from pipeline.speakers import attach_labels, read_meeting_notes, resolved_label_spans
+from pipeline.speakers import attach_labels, read_meeting_notes, resolved_label_spans, works_at_pairs
 from pipeline.units import split_into_units, unit_breaks
 
 LABEL_KINDS = {
@@ -334,7 +341,8 @@ def build_extracted(
     for index, entity in enumerate(entities):
         about = [f.text for f in facts if index in f.entities][:2]
         entity.context = _one_line(f"{entity.name}. " + " ".join(about), get_settings().entity_context_chars)
-    return ExtractedDocument(parsed=parsed, entities=entities, facts=facts)
+    relations = [EntityRelation(subject=p, object=o, type="works_at") for p, o in works_at_pairs(notes, spans)]
+    return ExtractedDocument(parsed=parsed, entities=entities, facts=facts, relations=relations)
 
 
 class _ContextEmbedder:

@@ -349,3 +349,17 @@ def attach_labels(text: str, notes: MeetingNotes, groups: dict[str, Group], new_
 def resolved_label_spans(text: str, notes: MeetingNotes) -> list[Span]:
     """Spans of the speaker labels that name a defined attendee: the model's reading of them is ignored."""
     return [label.span for label in notes.labels if label.person is not None]
+
+
+def works_at_pairs(notes: MeetingNotes, mentions: list[tuple[int, int, int]]) -> list[tuple[int, int]]:
+    """(person entity, organisation entity) of each table row with an organisation, from the
+    (start, end, entity index) of every mention."""
+    entity_at = {(start, end): index for start, end, index in mentions}
+    pairs: set[tuple[int, int]] = set()
+    for attendee in notes.attendees:
+        if attendee.organisation is None:
+            continue
+        person, organisation = entity_at.get(attendee.name), entity_at.get(attendee.organisation)
+        if person is not None and organisation is not None and person != organisation:
+            pairs.add((person, organisation))
+    return sorted(pairs)

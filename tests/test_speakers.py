@@ -46,6 +46,19 @@ ES: Pricing goes up in January.
 AP: We need to talk to finance first.
 """
 
+TABLE_WITHOUT_ORGANISATIONS = """# Vendor check-in
+
+| Name | Abbreviation |
+| --- | --- |
+| Ada Park | AP |
+| Dev Rao | DR |
+| Elena Sousa | ES |
+
+DR: The feed refreshes every hour now.
+ES: Pricing goes up in January.
+AP: We need to talk to finance first.
+"""
+
 FIRST_NAMES = """# Standup
 
 Present: Ben Ito, Carla Mendes
@@ -144,3 +157,48 @@ def test_worknotes_fixture_labels_never_pages_and_a_corrected_kind_survives_a_re
     after = graph["db"].read(graph["driver"], page_names, graph["owner"])
     assert [(slug, kind) for slug, kind, names in after if "Jira" in names] == [(jira[0], "tool")]
     print(format_score(score_notes(gold, after)))
+
+
+def test_a_table_row_says_who_works_where(tmp_path):
+    extracted = _extract(tmp_path, "vendor.md", TABLE)
+    name = {i: e.name for i, e in enumerate(extracted.entities)}
+    assert sorted((name[r.subject], r.type, name[r.object]) for r in extracted.relations) == [
+        ("Ada Park", "works_at", "Greenleaf Retail"),
+        ("Dev Rao", "works_at", "Northgate Analytics"),
+        ("Elena Sousa", "works_at", "Northgate Analytics"),
+    ]
+
+
+def _works_at(graph, owner: str | None = None) -> set[tuple[str, str]]:
+    """(person slug, organisation slug) of every RELATES_TO that a live source says is "works at"."""
+    query = """
+    MATCH (p:Page {owner: $owner, kind: 'person'})-[r:RELATES_TO]-(o:Page {owner: $owner, kind: 'organisation'})
+    WHERE size(coalesce(r.works_at, [])) > 0
+    RETURN p.slug AS person, o.slug AS organisation
+    """
+    with graph["driver"].session() as session:
+        return {(r["person"], r["organisation"]) for r in session.run(query, owner=owner or graph["owner"])}
+
+
+def test_works_at_is_stored_on_the_link_and_goes_with_its_source(graph, tmp_path):
+    import uuid
+
+    from graph_schema.transfer import import_records, parse_records, write_export
+
+    write(graph["upload"], "vendor.md", TABLE)
+    ingest_paths([graph["upload"]])
+    expected = {("ada-park", "greenleaf-retail"), ("dev-rao", "northgate-analytics"), ("elena-sousa", "northgate-analytics")}
+    assert _works_at(graph) == expected
+
+    exported = tmp_path / "graph.jsonl"
+    with exported.open("w", encoding="utf-8") as handle:
+        write_export(graph["driver"], graph["owner"], handle)
+    other = f"test-import-{uuid.uuid4().hex[:8]}"
+    with exported.open(encoding="utf-8") as handle:
+        import_records(graph["driver"], other, other, parse_records(handle, str(exported)))
+    assert _works_at(graph, other) == expected
+
+    # The table loses its organisation column: nothing says who works where any more.
+    write(graph["upload"], "vendor.md", TABLE_WITHOUT_ORGANISATIONS)
+    ingest_paths([graph["upload"]])
+    assert _works_at(graph) == set()

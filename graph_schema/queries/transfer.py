@@ -53,7 +53,7 @@ EXPORT_LINKS = """
 MATCH (a:Page {owner: $owner})-[r:RELATES_TO|IN_CONTEXT|POSSIBLY_SAME]->(b:Page {owner: $owner})
 WITH a, r, b, type(r) + ' ' + a.slug + ' ' + b.slug AS cursor WHERE cursor > $after
 RETURN {cursor: cursor, link: type(r), source: a.slug, target: b.slug, sources: r.sources,
-        manual: r.manual, score: r.score, evidence: r.evidence, created_at: r.created_at} AS row
+        manual: r.manual, score: r.score, evidence: r.evidence, created_at: r.created_at, works_at: r.works_at} AS row
 ORDER BY cursor LIMIT $batch
 """
 
@@ -134,7 +134,7 @@ UNWIND $rows AS row
 MATCH (a:Page {owner: $owner, slug: row.source}), (b:Page {owner: $owner, slug: row.target})
 CREATE (a)-[r:$(row.link)]->(b)
 SET r.sources = row.sources, r.manual = row.manual, r.score = row.score, r.evidence = row.evidence,
-    r.created_at = coalesce(datetime(row.created_at), datetime())
+    r.works_at = row.works_at, r.created_at = coalesce(datetime(row.created_at), datetime())
 """
 
 IMPORT_QUERIES = {
