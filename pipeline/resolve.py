@@ -30,7 +30,7 @@ from graph_schema.models import (
     ResolvedDocument,
     ReviewPair,
 )
-from graph_schema.settings import Settings
+from graph_schema.settings import Settings, get_settings
 from graph_schema.slugs import normalise_name, slugify, unique_slug
 
 # Kinds that may be the same thing under either label (spaCy often calls software both).
@@ -146,6 +146,20 @@ def _name_keys(entity: DocumentEntity) -> list[str]:
     return [normalise_name(entity.name), *map(normalise_name, entity.aliases)]
 
 
+def _is_initials(alias: str) -> bool:
+    """'AP', 'JdS': a short label made of a name's initials (meeting notes define them per document)."""
+    return (" " not in alias and len(alias) <= get_settings().initials_max_chars and alias[:1].isupper()
+            and sum(c.isupper() for c in alias) >= 2)
+
+
+def _matching_keys(entity: DocumentEntity) -> list[str]:
+    """The keys an entity is looked up by. A person's initials ('AP' for Ada Park) stay names of
+    their page, but a full name is not matched by them: two people of two notes share initials."""
+    if entity.kind is PageKind.PERSON and len(entity.name.split()) > 1:
+        return [normalise_name(entity.name), *(normalise_name(a) for a in entity.aliases if not _is_initials(a))]
+    return _name_keys(entity)
+
+
 def _exact_resolution(entity: DocumentEntity, index: int, page: KnownPage, method: str, evidence: str) -> EntityResolution:
     return EntityResolution(
         entity=index, slug=page.slug, title=page.title, kind=page.kind, method=method, evidence=evidence,
@@ -170,7 +184,7 @@ def _resolve_entity(
         return EntityResolution(entity=index, slug="you", title="you", kind=PageKind.YOU, method="you",
                                 evidence="first-person words in the person's own submission")
     kinds = compatible_kinds(entity.kind)
-    keys = _name_keys(entity)
+    keys = _matching_keys(entity)
     name_key = keys[0]
 
     found = pages.exact(keys, kinds)

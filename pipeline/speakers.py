@@ -31,6 +31,7 @@ from pydantic import BaseModel
 
 from graph_schema.kinds import PageKind
 from graph_schema.models import EntityMention
+from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline.header_people import PERSON_FIELDS, plausible_name
 
@@ -40,8 +41,8 @@ Span = tuple[int, int]
 _FIELD_LINE = re.compile(r"[ \t]*(?:[-*+•][ \t]+)?(?:\*\*)?([A-Za-z][A-Za-z -]{0,30}?)(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*")
 _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]+(?:\*\*)?([A-Za-z][A-Za-z -]{0,30}?)(?:\*\*)?[ \t]*:?[ \t]*$")
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+")
-# A short label defined in parentheses after a name: "Ada Park (AP)", "(AdP)".
-_SHORT_LABEL = re.compile(r"[A-Z][A-Za-z]{0,4}")
+# A short label defined in parentheses after a name: "Ada Park (AP)", "(AdP)" (length: see `_is_short_label`).
+_SHORT_LABEL = re.compile(r"[A-Z][A-Za-z]*")
 _PAREN = re.compile(r"\(([^()]*)\)")
 _SEPARATORS = re.compile(r",|;|\band\b|&")
 # What ends a name in an attendee list item: "Ada Park (AP) – Greenleaf Retail", "Ada Park, host".
@@ -106,13 +107,17 @@ def _trimmed(text: str, start: int, end: int, strip: str = " \t*_\"'.") -> Span 
     return (start, end) if end > start else None
 
 
+def _is_short_label(label: str) -> bool:
+    return len(label) <= get_settings().initials_max_chars and bool(_SHORT_LABEL.fullmatch(label))
+
+
 def _short_labels(text: str, start: int, end: int) -> list[Span]:
     """The short labels among the parenthesised parts of an entry: 'Ada Park (AP)' -> [AP]."""
     labels: list[Span] = []
     for paren in _PAREN.finditer(text, start, end):
         for piece in re.finditer(r"[^,;/]+", paren.group(1)):
             span = _trimmed(text, paren.start(1) + piece.start(), paren.start(1) + piece.end())
-            if span and _SHORT_LABEL.fullmatch(text[span[0] : span[1]]) and any(c.isupper() for c in text[span[0] + 1 : span[1]] or "X"):
+            if span and _is_short_label(text[span[0] : span[1]]) and sum(c.isupper() for c in text[span[0] : span[1]]) >= 2:
                 labels.append(span)
     return labels
 
@@ -218,7 +223,7 @@ def _tables(text: str, lines: list[tuple[int, str]]) -> tuple[list[Attendee], li
             ruled.append(name)
             if "short" in roles and roles["short"] < len(cells):
                 short = _trimmed(text, *cells[roles["short"]])
-                if short and _SHORT_LABEL.fullmatch(text[short[0] : short[1]]):
+                if short and _is_short_label(text[short[0] : short[1]]):
                     attendee.short.append(short)
                     ruled.append(short)
             if "organisation" in roles and roles["organisation"] < len(cells):

@@ -202,3 +202,19 @@ def test_works_at_is_stored_on_the_link_and_goes_with_its_source(graph, tmp_path
     write(graph["upload"], "vendor.md", TABLE_WITHOUT_ORGANISATIONS)
     ingest_paths([graph["upload"]])
     assert _works_at(graph) == set()
+
+
+def test_the_same_initials_in_two_notes_do_not_merge_two_people(tmp_path):
+    """A label is an alias of its person, but initials are weak evidence across notes: 'Ivan Cole
+    (IC)' is not 'Ines Carvalho (IC)' of another note."""
+    from graph_schema.embedding import embed_texts
+    from pipeline.resolve import resolve_documents
+
+    first = write(tmp_path, "a.md", "# Sync\n\nAttendees: Ines Carvalho (IC), Ben Ito (BI)\n\nIC: The pilot starts in May.\n")
+    second = write(tmp_path, "b.md", "# Review\n\nAttendees: Ivan Cole (IC), Ben Ito (BI)\n\nIC: The budget is approved.\n")
+    settings = get_settings()
+    extracted = extract_documents([parse_document(p, p.name, "me", settings) for p in (first, second)])
+    resolved = resolve_documents(extracted, [], settings, embed_texts)
+    slug = {d.extracted.entities[r.entity].name: r.slug for d in resolved for r in d.resolutions}
+    assert slug["Ines Carvalho"] != slug["Ivan Cole"]
+    assert [resolved[1].extracted.entities[r.entity].name for r in resolved[1].resolutions if r.slug == slug["Ben Ito"]] == ["Ben Ito"]
