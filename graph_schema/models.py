@@ -80,6 +80,14 @@ class CandidateFact(Model):
     entities: list[int]  # indexes into ExtractedDocument.entities
 
 
+class EntityRelation(Model):
+    """A typed relation the document states by its structure: a table row's person works at its organisation."""
+
+    subject: int  # indexes into ExtractedDocument.entities
+    object: int
+    type: Literal["works_at"]
+
+
 class ExtractedDocument(Model):
     parsed: ParsedDocument
     entities: list[DocumentEntity] = Field(default_factory=list)
@@ -90,6 +98,7 @@ class ExtractedDocument(Model):
     # Spans the model read as names of things that get no page (places, nationalities, dates…):
     # a known name written there is not a mention of its page ('United States' the place).
     other_names: list[tuple[int, int]] = Field(default_factory=list)
+    relations: list[EntityRelation] = Field(default_factory=list)
 
 
 ResolutionMethod = Literal["slug", "alias", "fuzzy", "name-variant", "acronym", "embedding", "new", "you", "focus"]
@@ -299,6 +308,7 @@ class DocumentWrite(Model):
     mentions: list[MentionWrite] = Field(default_factory=list)
     facts: list[FactWrite] = Field(default_factory=list)
     relations: list[tuple[str, str]] = Field(default_factory=list)  # RELATES_TO, slug pairs a < b
+    works_at: list[tuple[str, str]] = Field(default_factory=list)  # (person slug, organisation slug), on their RELATES_TO
     in_context: list[str] = Field(default_factory=list)  # slugs filed under source.focus_slug
     review_pairs: list[ReviewPair] = Field(default_factory=list)
     page_merges: list[PageMerge] = Field(default_factory=list)
@@ -311,6 +321,7 @@ class KnownPage(Model):
     title: str
     kind: PageKind
     name_keys: list[str] = Field(default_factory=list)
+    kind_by_hand: bool = False  # the person set its kind (`subtext pages kind`): no run changes it
 
 
 ResolvedDocument.model_rebuild()

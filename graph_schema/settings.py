@@ -107,6 +107,7 @@ class Settings(BaseSettings):
     gazetteer: bool = Field(default=True, description="Names the graph and the batch already know are recognised in every document of a batch, also where the language model missed them.")
     gazetteer_min_chars: int = Field(default=3, description="Shorter names are never looked for outside the document that uses them (too many chance matches).")
     gazetteer_max_words: int = Field(default=6, description="Longer names are not looked for outside their document.")
+    initials_max_chars: int = Field(default=5, description="Longest short label of a person ('AP', 'JdS') meeting notes define; a full name is never matched across documents by one.")
 
     # --- reading ------------------------------------------------------------------------------
     search_min_score: float = Field(default=0.30, description="Vector hits below this cosine score are ignored; full-text answers instead.")

@@ -3,12 +3,13 @@
 One JSON object per line, each with a `type`:
 
     meta     format, version, owner, when, and how many records of each type follow
-    page     slug, title, kind, aliases, name keys, body, embedding
+    page     slug, title, kind, aliases, name keys, body, embedding, when renamed or given its kind by hand
     source   a document or submission: key (its path in the upload folder), hash, status, reason
     chunk    a source's text in pieces, with character offsets
     fact     text, retired flag, every source it came from with its character span, the pages it is about
     mention  source, page, the character spans and surface forms, and how resolution decided
     link     RELATES_TO, IN_CONTEXT or POSSIBLY_SAME between two pages, with the sources behind it
+             (and, on a RELATES_TO between a person and an organisation, those saying one works at the other)
 
 For .txt, .md and .rst files, spans index the file's own text, so a scorer can find every mention
 again in the original. Import validates every line first and names the line of any error; then
@@ -66,6 +67,8 @@ class PageRecord(_Record):
     created_at: str | None = None
     updated_at: str | None = None
     created_by: str | None = None
+    renamed_at: str | None = None  # renamed by hand: kept when no document supports it
+    kind_set_at: str | None = None  # kind set by hand: later runs keep it
 
 
 class SourceRecord(_Record):
@@ -138,6 +141,7 @@ class LinkRecord(_Record):
     score: float | None = None
     evidence: str | None = None
     created_at: str | None = None
+    works_at: list[str] | None = None  # the sources saying the link's person works at its organisation
 
 
 class MetaRecord(_Record):
@@ -277,8 +281,10 @@ def rekeyed_rows(owner: str, records: list[BaseModel]) -> dict[str, list[dict[st
             row["id"], row["source"] = _chunk_id(record, sources), sources.get(record.source, record.source)
         elif isinstance(record, MentionRecord):
             row["source"] = sources.get(record.source, record.source)
-        elif isinstance(record, LinkRecord) and record.sources is not None:
-            row["sources"] = [sources.get(s, s) for s in record.sources]
+        elif isinstance(record, LinkRecord):
+            for field in ("sources", "works_at"):
+                if row[field] is not None:
+                    row[field] = [sources.get(s, s) for s in row[field]]
         elif isinstance(record, FactRecord):
             _add_fact(facts, owner, row, sources)
             continue

@@ -30,12 +30,20 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from functools import lru_cache
 
 from graph_schema.kinds import PageKind, SourceKind
-from graph_schema.models import CandidateFact, DocumentEntity, EntityMention, ExtractedDocument, ParsedDocument
+from graph_schema.models import (
+    CandidateFact,
+    DocumentEntity,
+    EntityMention,
+    EntityRelation,
+    ExtractedDocument,
+    ParsedDocument,
+)
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline import names
 from pipeline.header_people import read_header
 from pipeline.kind_model import type_entities
+from pipeline.speakers import attach_labels, read_meeting_notes, resolved_label_spans, works_at_pairs
 from pipeline.tool_candidates import shape_candidates
 from pipeline.units import split_into_units, unit_breaks
 
@@ -463,12 +471,16 @@ def build_extracted(
     """Entities, coreference and facts of one document from spaCy's raw spans (absolute offsets)."""
     text = parsed.text
     header = read_header(text)
-    raw_entities = [r for r in raw_entities if not _overlaps_any(r[0], r[1], header.person_fields)]
+    notes = read_meeting_notes(text)  # attendee lists, tables and speaker labels, read by rule
+    ruled = header.person_fields + notes.ruled + resolved_label_spans(text, notes)
+    raw_entities = [r for r in raw_entities if not _overlaps_any(r[0], r[1], ruled)]
     raw_entities = _refine_spans(text, raw_entities)
-    groups = _group_mentions(text, raw_entities, header.people)
-    _add_candidates(text, groups, shape_candidates(text, [r[:2] for r in raw_entities] + header.person_fields, sentences))
+    people = sorted(set(header.people) | set(notes.people))
+    groups = _group_mentions(text, raw_entities, people)
+    _add_candidates(text, groups, shape_candidates(text, [r[:2] for r in raw_entities] + ruled, sentences))
     _merge_person_variants(groups)
     _merge_short_person_names(groups)
+    attach_labels(text, notes, groups, _Group)
     defined = _merge_acronyms(text, groups)
     _merge_bare_acronyms(groups)
     _merge_short_org_names(groups)
@@ -528,7 +540,8 @@ def build_extracted(
     for index, entity in enumerate(entities):
         about = [f.text for f in facts if index in f.entities][:2]
         entity.context = _one_line(f"{entity.name}. " + " ".join(about), get_settings().entity_context_chars)
-    return ExtractedDocument(parsed=parsed, entities=entities, facts=facts, units=sentences)
+    relations = [EntityRelation(subject=p, object=o, type="works_at") for p, o in works_at_pairs(notes, spans)]
+    return ExtractedDocument(parsed=parsed, entities=entities, facts=facts, units=sentences, relations=relations)
 
 
 class _ContextEmbedder:

@@ -42,6 +42,16 @@ class HeaderBlock(BaseModel):
     person_fields: list[tuple[int, int]] = []  # the value spans of the person fields
 
 
+def plausible_name(name: str) -> bool:
+    """Whether a field value's piece reads as a person's name: letters, a few words, one line, a capital."""
+    return bool(
+        _NAME_CHARS.match(name)
+        and len(name.split()) <= _MAX_NAME_WORDS
+        and "\n" not in name
+        and any(ch.isupper() for ch in name)
+    )
+
+
 def _name_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """Split one field value into the spans of the names in it, addresses left out."""
     value = text[start:end]
@@ -60,12 +70,7 @@ def _name_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
             s = start + position + offset
             e = s + len(stripped)
             name = text[s:e]
-            if (
-                _NAME_CHARS.match(name)
-                and len(name.split()) <= _MAX_NAME_WORDS
-                and "\n" not in name
-                and any(ch.isupper() for ch in name)
-            ):
+            if plausible_name(name):
                 spans.append((s, e))
         position = piece.end() if piece else len(masked)
     return spans

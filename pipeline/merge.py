@@ -121,6 +121,11 @@ def plan_document_write(owner: str, resolved: ResolvedDocument) -> DocumentWrite
         related = sorted({slug_of[e] for e in fact.entities} | ({resolved.anchor.slug} if resolved.anchor else set()))
         relations.update(combinations(related, 2))
 
+    # A typed relation rides on the pair's RELATES_TO (which it implies), as the sources that state it.
+    works_at = sorted({(slug_of[r.subject], slug_of[r.object]) for r in extracted.relations
+                       if r.type == "works_at" and slug_of[r.subject] != slug_of[r.object]})
+    relations.update(tuple(sorted(pair)) for pair in works_at)
+
     in_context: list[str] = []
     if source.focus_slug:
         pages.setdefault(
@@ -141,6 +146,7 @@ def plan_document_write(owner: str, resolved: ResolvedDocument) -> DocumentWrite
         mentions=[MentionWrite(slug=slug, **row) for slug, row in mention_rows.items()],
         facts=facts,
         relations=sorted(relations),
+        works_at=works_at,
         in_context=in_context,
         review_pairs=resolved.review_pairs,
         page_merges=resolved.page_merges,

@@ -30,7 +30,7 @@ from graph_schema.models import (
     ResolvedDocument,
     ReviewPair,
 )
-from graph_schema.settings import Settings
+from graph_schema.settings import Settings, get_settings
 from graph_schema.slugs import normalise_name, slugify, unique_slug
 from pipeline import names
 from pipeline.gazetteer import recognise_known_names
@@ -129,14 +129,15 @@ class PageIndex:
             if slug not in slugs:  # a title's key may be listed already without being a name key
                 slugs.append(slug)
 
-    def exact(self, keys: list[str], kinds: set[PageKind]) -> tuple[str, str] | None:
-        """(slug, matched key) of the one compatible page known by one of `keys`, first key first.
+    def exact(self, keys: list[str], kinds: set[PageKind], by_hand_only: bool = False) -> tuple[str, str] | None:
+        """(slug, matched key) of the one compatible page known by one of `keys`, first key first
+        (with `by_hand_only`, of the pages whose kind the person set).
 
         A key several pages share (a surname two people have) decides nothing unless it is one
         page's own title; see `holders`.
         """
         for key in keys:
-            candidates = self._candidates(key, kinds)
+            candidates = [s for s in self._candidates(key, kinds) if self.pages[s].kind_by_hand or not by_hand_only]
             if len(candidates) == 1:
                 return candidates[0], key
             titled = [s for s in candidates if normalise_name(self.pages[s].title) == key]
@@ -233,6 +234,20 @@ def _titled_surname(page: KnownPage) -> bool:
                for key in page.name_keys)
 
 
+def _is_initials(alias: str) -> bool:
+    """'AP', 'JdS': a short label made of a name's initials (meeting notes define them per document)."""
+    return (" " not in alias and len(alias) <= get_settings().initials_max_chars and alias[:1].isupper()
+            and sum(c.isupper() for c in alias) >= 2)
+
+
+def _matching_keys(entity: DocumentEntity) -> list[str]:
+    """The keys an entity is looked up by. A person's initials ('AP' for Ada Park) stay names of
+    their page, but a full name is not matched by them: two people of two notes share initials."""
+    if entity.kind is PageKind.PERSON and len(entity.name.split()) > 1:
+        return [normalise_name(entity.name), *(normalise_name(a) for a in entity.aliases if not _is_initials(a))]
+    return _name_keys(entity)
+
+
 def _exact_resolution(entity: DocumentEntity, index: int, page: KnownPage, method: str, evidence: str) -> EntityResolution:
     return EntityResolution(
         entity=index, slug=page.slug, title=page.title, kind=page.kind, method=method, evidence=evidence,
@@ -257,7 +272,7 @@ def _resolve_entity(
         return EntityResolution(entity=index, slug="you", title="you", kind=PageKind.YOU, method="you",
                                 evidence="first-person words in the person's own submission")
     kinds = compatible_kinds(entity.kind)
-    keys = _name_keys(entity)
+    keys = _matching_keys(entity)
     name_key = keys[0]
     if _is_local(entity):
         return EntityResolution(entity=index, slug="", title=entity.name, kind=entity.kind, method="new",
@@ -273,18 +288,20 @@ def _resolve_entity(
                                  f"the name {found[1]!r} is already a name of {page.title!r}")
 
     # The model's label is a guess ('Guido' tagged as an organisation): a name that is already
-    # exactly one page's name, of another kind, is that page. Rule-given kinds are never overridden.
-    if not entity.kind_certain:
-        found = pages.exact(keys, NAMED_KINDS - kinds)
-        if found and not _lone_name_lands(entity, pages.pages[found[0]]):
-            found = None
-        if found:
-            page = pages.pages[found[0]]
-            return _exact_resolution(
-                entity, index, page, "alias",
-                f"the name {found[1]!r} is already a name of the {page.kind.value} page {page.title!r} "
-                f"(the language model had labelled it {entity.kind.value})",
-            )
+    # exactly one page's name, of another kind, is that page. Rule-given kinds are never overridden,
+    # except by the person: a page whose kind they set is the thing a rule names by its own name.
+    found = pages.exact(keys[:1] if entity.kind_certain else keys, NAMED_KINDS - kinds, by_hand_only=entity.kind_certain)
+    if found and not _lone_name_lands(entity, pages.pages[found[0]]):
+        found = None
+    if found:
+        page = pages.pages[found[0]]
+        labelled = "a rule" if entity.kind_certain else "the language model"
+        return _exact_resolution(
+            entity, index, page, "alias",
+            f"the name {found[1]!r} is already a name of the {page.kind.value} page {page.title!r} "
+            f"({labelled} had labelled it {entity.kind.value}"
+            + ("; the person set the page's kind)" if page.kind_by_hand else ")"),
+        )
 
     variant = _variant_resolution(entity, index, name_key, pages, settings)
     if variant is not None:
@@ -388,6 +405,8 @@ def _name_part_merges(entity: DocumentEntity, slug: str, pages: PageIndex) -> li
         other = pages.pages[others[0]]
         if (names.has_title(other.title) or _titled_surname(other)) and names.name_key(other.title, True) != name_words[-1]:
             continue  # 'Justice Thomas' was a surname: never folded into 'Thomas Sam'
+        if other.kind_by_hand and other.kind not in compatible_kinds(entity.kind):
+            continue  # the person said what it is: never folded into a thing of another kind
         if other.kind in kinds and normalise_name(other.title) == key:
             pages.fold(other.slug, slug)
             merges.append(PageMerge(

@@ -21,6 +21,8 @@ neo4j_app = typer.Typer(help="Manage the local Neo4j server (the embedded defaul
 app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(users_app, name="users")
 app.add_typer(keys_app, name="keys")
+pages_app = typer.Typer(help="Correct your pages by hand: later runs keep what you set.", no_args_is_help=True)
+app.add_typer(pages_app, name="pages")
 console = Console(stderr=True, soft_wrap=True)  # errors keep whole lines, so they can be grepped
 out = Console()
 
@@ -241,6 +243,28 @@ def demo() -> None:
         out.print(f"\n[dim]Done in {time.perf_counter() - started:.1f} s "
                   f"(ingest and brief {time.perf_counter() - ingest_started:.1f} s).[/dim]")
     out.print("[dim]Next: `subtext serve` for assistants, `subtext dagster` for the pipeline UI.[/dim]")
+
+
+@pages_app.command("kind")
+def pages_kind(
+    slug: str = typer.Argument(..., help="The page's slug."),
+    kind: str = typer.Argument(..., help="person, organisation, project, tool or topic."),
+) -> None:
+    """Set a page's kind (a database filed as a person: `subtext pages kind neo4j tool`); later runs keep it."""
+    from graph_schema import db
+    from graph_schema.page_edits import correct_page_kind
+
+    try:
+        ensure_graph_server()
+        settings = get_settings()
+        with db.open_driver(settings) as driver:
+            before, after = correct_page_kind(driver, settings.owner, slug, kind)
+    except SubtextError as e:
+        _fail(e)
+    if before is after:
+        out.print(f"{slug} was already a {after.value}; it stays one from now on, whatever later documents suggest.")
+    else:
+        out.print(f"{slug} is now a {after.value} (it was a {before.value}); later runs keep it.")
 
 
 @app.command("export")

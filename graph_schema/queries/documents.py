@@ -31,7 +31,8 @@ RETURN s.id AS id, s.content_hash AS content_hash, s.status AS status
 
 KNOWN_PAGES = """
 MATCH (p:Page {owner: $owner})
-RETURN p.slug AS slug, p.title AS title, p.kind AS kind, coalesce(p.name_keys, []) AS name_keys
+RETURN p.slug AS slug, p.title AS title, p.kind AS kind, coalesce(p.name_keys, []) AS name_keys,
+       p.kind_set_at IS NOT NULL AS kind_by_hand
 """
 
 PAGE_KINDS = """
@@ -105,7 +106,8 @@ DELETE a
 DROP_PREVIOUS_LINK_SUPPORT = """
 MATCH (a:Page {owner: $owner})-[r:RELATES_TO|IN_CONTEXT]->(b:Page {owner: $owner})
 WHERE $sid IN coalesce(r.sources, [])
-SET r.sources = [x IN r.sources WHERE x <> $sid]
+SET r.sources = [x IN r.sources WHERE x <> $sid],
+    r.works_at = CASE WHEN r.works_at IS NULL THEN NULL ELSE [x IN r.works_at WHERE x <> $sid] END
 WITH r WHERE size(r.sources) = 0 AND NOT coalesce(r.manual, false)
 DELETE r
 """
@@ -181,6 +183,14 @@ FOREACH (r IN CASE WHEN existing IS NOT NULL AND NOT $sid IN coalesce(existing.s
   SET r.sources = coalesce(r.sources, []) + $sid)
 """
 
+# "Works at": the sources that say the person page of a RELATES_TO works at its organisation page
+# (the direction follows from the two pages' kinds; the link itself is stored in slug order).
+WRITE_WORKS_AT = """
+UNWIND $pairs AS pair
+MATCH (a:Page {owner: $owner, slug: pair[0]})-[r:RELATES_TO]-(b:Page {owner: $owner, slug: pair[1]})
+SET r.works_at = CASE WHEN $sid IN coalesce(r.works_at, []) THEN r.works_at ELSE coalesce(r.works_at, []) + $sid END
+"""
+
 WRITE_IN_CONTEXT = """
 MATCH (focus:Page {owner: $owner, slug: $focus})
 UNWIND $slugs AS slug
@@ -213,11 +223,12 @@ SET p.body = reduce(acc = '', t IN texts | acc + CASE WHEN acc = '' THEN '' ELSE
 # A page nothing live supports any more is deleted, so it stops showing in search, the snapshot
 # and compile as if current: no live fact is about it, no live source names it or is filed under
 # it, no link is left (those left are hand-made or backed by a live source), and it is not the
-# person's own page. Its retired facts stay; a restored file creates it again.
+# person's own page, nor a page the person renamed or gave its kind by hand. Its retired facts
+# stay; a restored file creates it again.
 DROP_UNSUPPORTED_PAGES = """
 UNWIND $slugs AS slug
 MATCH (p:Page {owner: $owner, slug: slug})
-WHERE NOT p.kind IN ['you', 'focus'] AND p.renamed_at IS NULL
+WHERE NOT p.kind IN ['you', 'focus'] AND p.renamed_at IS NULL AND p.kind_set_at IS NULL
   AND NOT EXISTS { (p)<-[:ABOUT]-(f:Fact) WHERE NOT f.retired }
   AND NOT EXISTS { (p)<-[:MENTIONS]-(s:Source) WHERE s.status <> 'retired' }
   AND NOT EXISTS { (s:Source {owner: $owner, focus: p.slug}) WHERE s.status <> 'retired' }
@@ -268,7 +279,9 @@ MATCH (y:Page {owner: $owner, slug: $from_slug})-[r:RELATES_TO|IN_CONTEXT]->(q:P
 WHERE q <> x
 MERGE (x)-[n:$(type(r))]->(q)
   ON CREATE SET n.created_at = r.created_at, n.sources = [], n.manual = coalesce(r.manual, false)
-SET n.sources = n.sources + [s IN coalesce(r.sources, []) WHERE NOT s IN n.sources]
+SET n.sources = n.sources + [s IN coalesce(r.sources, []) WHERE NOT s IN n.sources],
+    n.works_at = CASE WHEN r.works_at IS NULL THEN n.works_at
+                      ELSE coalesce(n.works_at, []) + [s IN r.works_at WHERE NOT s IN coalesce(n.works_at, [])] END
 DELETE r
 """
 FOLD_LINKS_IN = """
@@ -277,7 +290,9 @@ MATCH (y:Page {owner: $owner, slug: $from_slug})<-[r:RELATES_TO|IN_CONTEXT]-(q:P
 WHERE q <> x
 MERGE (q)-[n:$(type(r))]->(x)
   ON CREATE SET n.created_at = r.created_at, n.sources = [], n.manual = coalesce(r.manual, false)
-SET n.sources = n.sources + [s IN coalesce(r.sources, []) WHERE NOT s IN n.sources]
+SET n.sources = n.sources + [s IN coalesce(r.sources, []) WHERE NOT s IN n.sources],
+    n.works_at = CASE WHEN r.works_at IS NULL THEN n.works_at
+                      ELSE coalesce(n.works_at, []) + [s IN r.works_at WHERE NOT s IN coalesce(n.works_at, [])] END
 DELETE r
 """
 FOLD_PAGE = """
@@ -318,7 +333,8 @@ def source_states(tx: neo4j.ManagedTransaction, owner: str, ids: list[str]) -> d
 
 def known_pages(tx: neo4j.ManagedTransaction, owner: str) -> list[KnownPage]:
     return [
-        KnownPage(slug=r["slug"], title=r["title"], kind=PageKind(r["kind"]), name_keys=r["name_keys"])
+        KnownPage(slug=r["slug"], title=r["title"], kind=PageKind(r["kind"]), name_keys=r["name_keys"],
+                  kind_by_hand=r["kind_by_hand"])
         for r in tx.run(KNOWN_PAGES, owner=owner)
     ]
 
@@ -397,6 +413,8 @@ def write_document(tx: neo4j.ManagedTransaction, owner: str, plan: DocumentWrite
     known_facts = {r["id"] for r in tx.run(EXISTING_FACTS, owner=owner, ids=fact_ids)}
     tx.run(WRITE_FACTS, owner=owner, sid=sid, facts=[f.model_dump() for f in plan.facts]).consume()
     tx.run(WRITE_RELATIONS, owner=owner, sid=sid, pairs=[list(p) for p in plan.relations]).consume()
+    if plan.works_at:
+        tx.run(WRITE_WORKS_AT, owner=owner, sid=sid, pairs=[list(p) for p in plan.works_at]).consume()
     if plan.source.focus_slug and plan.in_context:
         tx.run(WRITE_IN_CONTEXT, owner=owner, sid=sid, focus=plan.source.focus_slug, slugs=plan.in_context).consume()
     if plan.review_pairs:

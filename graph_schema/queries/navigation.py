@@ -6,7 +6,7 @@ from enum import Enum
 
 import neo4j
 
-from graph_schema.kinds import PageKind
+from graph_schema.kinds import ENTITY_KINDS, PageKind
 from graph_schema.queries.owners import bump_version, lock_graph
 
 
@@ -126,6 +126,18 @@ SET p.aliases = CASE WHEN p.title IN coalesce(p.aliases, []) OR p.title = $title
 RETURN p.slug AS slug
 """
 
+# A person's correction of a page's kind: the kind label changes with the property, and
+# `kind_set_at` marks it as theirs, so later runs never undo it (resolution keeps the kind of the
+# page it lands on, a hand-kinded page is never folded into another, nor removed as unsupported).
+# Only pages of the kinds text is read into; the person's own page and focus areas stay what they are.
+SET_PAGE_KIND = """
+MATCH (p:Page {owner: $owner, slug: $slug})
+WHERE p.kind IN $kinds
+REMOVE p:$($labels)
+SET p:$($label), p.kind = $kind, p.updated_at = datetime(), p.kind_set_at = datetime()
+RETURN p.slug AS slug
+"""
+
 # Every RELATES_TO between two pages, either way round (there should be at most one).
 LINKS_BETWEEN = """
 MATCH (a:Page {owner: $owner, slug: $a})-[r:RELATES_TO]-(b:Page {owner: $owner, slug: $b})
@@ -204,6 +216,18 @@ def rename_page(tx: neo4j.ManagedTransaction, owner: str, slug: str, title: str)
     if renamed:
         bump_version(tx, owner)
     return renamed
+
+
+def set_page_kind(tx: neo4j.ManagedTransaction, owner: str, slug: str, kind: PageKind) -> bool:
+    """Give a page a kind by hand (one of ENTITY_KINDS); False when there is no such page of those kinds."""
+    if kind not in ENTITY_KINDS:
+        raise ValueError(f"{kind.value!r} is not a kind a page can be given")
+    lock_graph(tx, owner)  # the person's write lock first, in the order every writer takes it
+    record = tx.run(SET_PAGE_KIND, owner=owner, slug=slug, kind=kind.value, label=kind.label,
+                    kinds=[k.value for k in ENTITY_KINDS], labels=[k.label for k in ENTITY_KINDS]).single()
+    if record is not None:
+        bump_version(tx, owner)
+    return record is not None
 
 
 def links_between(tx: neo4j.ManagedTransaction, owner: str, a: str, b: str) -> list[dict]:

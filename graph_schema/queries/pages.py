@@ -104,3 +104,21 @@ def page_refs(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str], visibl
 
 def graph_counts(tx: neo4j.ManagedTransaction, owner: str) -> dict[str, int]:
     return dict(tx.run(GRAPH_COUNTS, owner=owner).single())
+
+
+# Every name a page goes by: its title, its aliases and the surface forms its mentions were found
+# as (what a scorer compares with the names a gold file lists).
+PAGE_NAMES = """
+MATCH (p:Page {owner: $owner})
+WHERE NOT p.kind IN ['you', 'focus']
+OPTIONAL MATCH (:Source {owner: $owner})-[m:MENTIONS]->(p)
+WITH p, collect(m.surfaces) AS surfaces
+RETURN p.slug AS slug, p.kind AS kind,
+       [p.title] + coalesce(p.aliases, []) + reduce(acc = [], s IN surfaces | acc + s) AS names
+ORDER BY p.slug
+"""
+
+
+def page_names(tx: neo4j.ManagedTransaction, owner: str) -> list[tuple[str, str, set[str]]]:
+    """(slug, kind, every name it goes by) of each page found in text."""
+    return [(r["slug"], r["kind"], set(r["names"])) for r in tx.run(PAGE_NAMES, owner=owner)]

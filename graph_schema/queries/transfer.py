@@ -15,7 +15,7 @@ from graph_schema.queries.pages import to_native
 EXPORT_PAGES = """
 MATCH (p:Page {owner: $owner}) WHERE p.slug > $after
 RETURN p {.slug, .title, .kind, .aliases, .name_keys, .body, .embedding, .created_at, .updated_at,
-          .created_by} AS row
+          .created_by, .renamed_at, .kind_set_at} AS row
 ORDER BY p.slug LIMIT $batch
 """
 
@@ -53,7 +53,7 @@ EXPORT_LINKS = """
 MATCH (a:Page {owner: $owner})-[r:RELATES_TO|IN_CONTEXT|POSSIBLY_SAME]->(b:Page {owner: $owner})
 WITH a, r, b, type(r) + ' ' + a.slug + ' ' + b.slug AS cursor WHERE cursor > $after
 RETURN {cursor: cursor, link: type(r), source: a.slug, target: b.slug, sources: r.sources,
-        manual: r.manual, score: r.score, evidence: r.evidence, created_at: r.created_at} AS row
+        manual: r.manual, score: r.score, evidence: r.evidence, created_at: r.created_at, works_at: r.works_at} AS row
 ORDER BY cursor LIMIT $batch
 """
 
@@ -79,6 +79,7 @@ MERGE (p:Page {owner: $owner, slug: row.slug})
 SET p:$(row.label), p.kind = row.kind, p.title = row.title, p.aliases = row.aliases,
     p.name_keys = row.name_keys, p.body = row.body, p.embedding = row.embedding,
     p.created_by = row.created_by, p.fact_count = 0,
+    p.renamed_at = datetime(row.renamed_at), p.kind_set_at = datetime(row.kind_set_at),
     p.created_at = coalesce(datetime(row.created_at), datetime()),
     p.updated_at = coalesce(datetime(row.updated_at), datetime())
 """
@@ -133,7 +134,7 @@ UNWIND $rows AS row
 MATCH (a:Page {owner: $owner, slug: row.source}), (b:Page {owner: $owner, slug: row.target})
 CREATE (a)-[r:$(row.link)]->(b)
 SET r.sources = row.sources, r.manual = row.manual, r.score = row.score, r.evidence = row.evidence,
-    r.created_at = coalesce(datetime(row.created_at), datetime())
+    r.works_at = row.works_at, r.created_at = coalesce(datetime(row.created_at), datetime())
 """
 
 IMPORT_QUERIES = {

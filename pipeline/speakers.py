@@ -1,0 +1,370 @@
+"""Meeting notes: who attended, by which short labels, at which organisation, and who is speaking.
+
+Meeting notes define their people once and then name them by short labels:
+
+    Attendees: Ada Park (AP), Ben Ito (BI)
+
+    | Name     | Abbreviation | Organisation   |
+    | Ada Park | AP           | Greenleaf Retail |
+
+    AP: I think we should ship on Friday.
+    Ben: Agreed.
+
+An attendee list or a Name | Abbreviation | Organisation table names people by rule (they are
+people whatever the model says, like header people). A speaker label at the start of a line is
+that person: a mention of them (so the label becomes an alias of their page), and the line is
+something they said. It is never an entity of its own: a small news-trained model reads "AP" or
+"Ben" before a colon as an organisation, and such label pages end up holding every line the
+person spoke. A table's organisation column says where each person works (`Affiliation`).
+
+Everything here is read from the text alone (character spans); `attach_labels` applies it to
+extraction's in-document groups.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Protocol
+
+from pydantic import BaseModel
+
+from graph_schema.kinds import PageKind
+from graph_schema.models import EntityMention
+from graph_schema.settings import get_settings
+from graph_schema.slugs import normalise_name
+from pipeline.header_people import PERSON_FIELDS, plausible_name
+
+Span = tuple[int, int]
+
+# "Attendees: …", "- **Present**: …", "## Attendees" (then list items).
+_FIELD_LINE = re.compile(r"[ \t]*(?:[-*+•][ \t]+)?(?:\*\*)?([A-Za-z][A-Za-z -]{0,30}?)(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*")
+_HEADING = re.compile(r"[ \t]*#{1,6}[ \t]+(?:\*\*)?([A-Za-z][A-Za-z -]{0,30}?)(?:\*\*)?[ \t]*:?[ \t]*$")
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+")
+# A short label defined in parentheses after a name: "Ada Park (AP)", "(AdP)" (length: see `_is_short_label`).
+_SHORT_LABEL = re.compile(r"[A-Z][A-Za-z]*")
+_PAREN = re.compile(r"\(([^()]*)\)")
+_SEPARATORS = re.compile(r",|;|\band\b|&")
+# What ends a name in an attendee list item: "Ada Park (AP) – Greenleaf Retail", "Ada Park, host".
+_ITEM_NAME_END = re.compile(r"\(|,|;|\s[-–—]\s|:")
+# A speaker label opens a line: "AP: …", "- **Ben Ito:** …", "Ada: …" (the label is checked later).
+_SPEAKER = re.compile(
+    r"[ \t]*(?:[-*+•>][ \t]+)?(?:\*\*|__)?([A-Z][\w.'’-]*(?:[ \t][A-Z][\w.'’-]*){0,3})(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]+\S"
+)
+_TABLE_SEPARATOR = re.compile(r"^[\s|:-]+$")
+
+# Table header cells, lower-cased, and the role of their column.
+NAME_COLUMNS = {"name", "names", "attendee", "attendees", "person", "people", "participant", "participants",
+                "who", "member", "members", "full name"}
+SHORT_COLUMNS = {"abbreviation", "abbr", "abbr.", "abbrev", "abbrev.", "initials", "short", "short name",
+                 "label", "handle", "alias", "code", "id"}
+ORGANISATION_COLUMNS = {"organisation", "organization", "org", "company", "affiliation", "employer", "firm",
+                        "institution", "agency"}
+
+
+class Attendee(BaseModel):
+    """One person the notes define: the span of their name, of their short labels, of their organisation."""
+
+    name: Span
+    short: list[Span] = []
+    organisation: Span | None = None
+
+
+class SpeakerLabel(BaseModel):
+    """A label opening a line; `person` is the span of the attendee's name it stands for, when the
+    notes define that person."""
+
+    span: Span
+    person: Span | None = None
+
+
+class MeetingNotes(BaseModel):
+    attendees: list[Attendee] = []
+    labels: list[SpeakerLabel] = []
+    # Spans the model's own entities are ignored in: attendee list values and table cells read by rule.
+    ruled: list[Span] = []
+
+    @property
+    def people(self) -> list[Span]:
+        return [a.name for a in self.attendees]
+
+
+def _lines(text: str) -> list[tuple[int, str]]:
+    """(start offset, line without its line break) of every line."""
+    out: list[tuple[int, str]] = []
+    position = 0
+    for line in text.splitlines(keepends=True):
+        out.append((position, line.rstrip("\r\n")))
+        position += len(line)
+    return out
+
+
+def _trimmed(text: str, start: int, end: int, strip: str = " \t*_\"'.") -> Span | None:
+    while start < end and text[start] in strip:
+        start += 1
+    while end > start and text[end - 1] in strip:
+        end -= 1
+    return (start, end) if end > start else None
+
+
+def _is_short_label(label: str) -> bool:
+    return len(label) <= get_settings().initials_max_chars and bool(_SHORT_LABEL.fullmatch(label))
+
+
+def _short_labels(text: str, start: int, end: int) -> list[Span]:
+    """The short labels among the parenthesised parts of an entry: 'Ada Park (AP)' -> [AP]."""
+    labels: list[Span] = []
+    for paren in _PAREN.finditer(text, start, end):
+        for piece in re.finditer(r"[^,;/]+", paren.group(1)):
+            span = _trimmed(text, paren.start(1) + piece.start(), paren.start(1) + piece.end())
+            if span and _is_short_label(text[span[0] : span[1]]) and sum(c.isupper() for c in text[span[0] : span[1]]) >= 2:
+                labels.append(span)
+    return labels
+
+
+def _entry(text: str, start: int, end: int) -> Attendee | None:
+    """One attendee entry, 'Ada Park (AP)' or 'Ada Park – Greenleaf Retail': the name and its labels."""
+    cut = _ITEM_NAME_END.search(text, start, end)
+    name = _trimmed(text, start, cut.start() if cut else end)
+    if name is None or not plausible_name(text[name[0] : name[1]]):
+        return None
+    return Attendee(name=name, short=_short_labels(text, name[1], end))
+
+
+def _entries(text: str, start: int, end: int) -> list[Attendee]:
+    """The entries of an attendee field's value, split at commas, 'and' and '&' outside parentheses."""
+    masked = _PAREN.sub(lambda m: "(" + "x" * (len(m.group()) - 2) + ")", text[start:end])
+    attendees: list[Attendee] = []
+    position = 0
+    for piece in [*_SEPARATORS.finditer(masked), None]:
+        piece_end = piece.start() if piece else len(masked)
+        entry = _entry(text, start + position, start + piece_end)
+        if entry:
+            attendees.append(entry)
+        position = piece.end() if piece else len(masked)
+    return attendees
+
+
+def _is_person_field(name: str) -> bool:
+    return name.strip().lower() in PERSON_FIELDS
+
+
+def _attendee_lists(text: str, lines: list[tuple[int, str]]) -> tuple[list[Attendee], list[Span]]:
+    """'Attendees: …' lines anywhere in the notes, and list items under an 'Attendees' heading or field."""
+    attendees: list[Attendee] = []
+    ruled: list[Span] = []
+    in_list = False
+    for start, line in lines:
+        field = _FIELD_LINE.match(line)
+        heading = _HEADING.match(line)
+        if field and _is_person_field(field.group(1)) and not _LIST_ITEM.match(line):
+            value = (start + field.end(), start + len(line))
+            found = _entries(text, *value)
+            attendees.extend(found)
+            if found:
+                ruled.append(value)
+            in_list = not line[field.end() :].strip()
+            continue
+        if heading and _is_person_field(heading.group(1)):
+            in_list = True
+            continue
+        item = _LIST_ITEM.match(line)
+        if in_list and item:
+            entry = _entry(text, start + item.end(), start + len(line))
+            if entry:
+                attendees.append(entry)
+                ruled.append((start + item.end(), start + len(line)))
+            continue
+        if in_list and line.strip():
+            in_list = False
+    return attendees, ruled
+
+
+def _cells(line_start: int, line: str) -> list[Span]:
+    """The spans of a table row's cells (between the pipes), untrimmed."""
+    pipes = [i for i, ch in enumerate(line) if ch == "|"]
+    if line.strip() and not line.strip().startswith("|"):
+        pipes = [-1, *pipes]
+    if line.strip() and not line.strip().endswith("|"):
+        pipes.append(len(line))
+    return [(line_start + a + 1, line_start + b) for a, b in zip(pipes, pipes[1:])]
+
+
+def _tables(text: str, lines: list[tuple[int, str]]) -> tuple[list[Attendee], list[Span]]:
+    """People (and their labels and organisations) from tables whose header names a name column."""
+    attendees: list[Attendee] = []
+    ruled: list[Span] = []
+    index = 0
+    while index < len(lines):
+        start, line = lines[index]
+        if not line.lstrip().startswith("|"):
+            index += 1
+            continue
+        rows: list[tuple[int, str]] = []
+        while index < len(lines) and lines[index][1].lstrip().startswith("|"):
+            rows.append(lines[index])
+            index += 1
+        header = [text[s:e].strip(" \t*_").lower() for s, e in _cells(*rows[0])]
+        roles = {column: i for i, cell in enumerate(header)
+                 for column, names in (("name", NAME_COLUMNS), ("short", SHORT_COLUMNS), ("organisation", ORGANISATION_COLUMNS))
+                 if cell in names}
+        if "name" not in roles:
+            continue
+        for row_start, row in rows[1:]:
+            if _TABLE_SEPARATOR.match(row):
+                continue
+            cells = _cells(row_start, row)
+            if len(cells) <= roles["name"]:
+                continue
+            name = _trimmed(text, *cells[roles["name"]])
+            if name is None or not plausible_name(text[name[0] : name[1]]):
+                continue
+            attendee = Attendee(name=name)
+            ruled.append(name)
+            if "short" in roles and roles["short"] < len(cells):
+                short = _trimmed(text, *cells[roles["short"]])
+                if short and _is_short_label(text[short[0] : short[1]]):
+                    attendee.short.append(short)
+                    ruled.append(short)
+            if "organisation" in roles and roles["organisation"] < len(cells):
+                organisation = _trimmed(text, *cells[roles["organisation"]])
+                if organisation and any(c.isupper() for c in text[organisation[0] : organisation[1]]):
+                    attendee.organisation = organisation
+                    ruled.append(organisation)
+            attendees.append(attendee)
+    return attendees, ruled
+
+
+def _initials(name: str) -> str:
+    return "".join(word[0] for word in name.split() if word[:1].isalpha()).upper()
+
+
+def label_lookup(text: str, attendees: list[Attendee]) -> dict[str, int]:
+    """Normalised label -> attendee: defined short labels, full names, and (when only one attendee
+    has it) a first name, a last name or the initials."""
+    lookup: dict[str, int] = {}
+    shared: dict[str, set[int]] = {}
+    for i, attendee in enumerate(attendees):
+        name = text[attendee.name[0] : attendee.name[1]]
+        lookup[normalise_name(name)] = i
+        for s, e in attendee.short:
+            lookup[normalise_name(text[s:e])] = i
+        words = name.split()
+        for key in {normalise_name(words[0]), normalise_name(words[-1]), normalise_name(_initials(name))}:
+            shared.setdefault(key, set()).add(i)
+    for key, holders in shared.items():
+        if key and len(holders) == 1 and key not in lookup:
+            lookup[key] = next(iter(holders))
+    return lookup
+
+
+def _merge_attendees(text: str, attendees: list[Attendee]) -> list[Attendee]:
+    """One entry per person: the same name listed twice (an attendee line and a table) is one attendee."""
+    merged: dict[str, Attendee] = {}
+    for attendee in attendees:
+        key = normalise_name(text[attendee.name[0] : attendee.name[1]])
+        if key not in merged:
+            merged[key] = attendee.model_copy(deep=True)
+            continue
+        kept = merged[key]
+        kept.short.extend(attendee.short)
+        kept.organisation = kept.organisation or attendee.organisation
+    return list(merged.values())
+
+
+def read_meeting_notes(text: str) -> MeetingNotes:
+    """The attendees the notes define and the speaker labels that open their lines."""
+    lines = _lines(text)
+    listed, ruled = _attendee_lists(text, lines)
+    tabled, table_ruled = _tables(text, lines)
+    attendees = listed + tabled  # each occurrence of a name is a mention; labels look up one per person
+    people = _merge_attendees(text, attendees)
+    lookup = label_lookup(text, people)
+    labels: list[SpeakerLabel] = []
+    for start, line in lines:
+        match = _SPEAKER.match(line)
+        if not match or _is_person_field(match.group(1)):
+            continue
+        found = lookup.get(normalise_name(match.group(1)))
+        labels.append(SpeakerLabel(span=(start + match.start(1), start + match.end(1)),
+                                   person=people[found].name if found is not None else None))
+    return MeetingNotes(attendees=attendees, labels=labels, ruled=ruled + table_ruled)
+
+
+class Group(Protocol):
+    """The part of extraction's in-document group that labels are attached to."""
+
+    certain_kind: PageKind | None
+    mentions: list[EntityMention]
+
+    def add(self, surface: str, start: int, end: int, kind: PageKind) -> None: ...
+    def absorb(self, other: Group) -> None: ...
+    @property
+    def kind(self) -> PageKind: ...
+
+
+def _person_by_label(key: str, groups: dict[str, Group]) -> str | None:
+    """The one person group a label names when the notes define no attendee by it: its first
+    name, its last name or its initials."""
+    fits = [
+        k for k, g in groups.items()
+        if g.kind is PageKind.PERSON and len(k.split()) > 1
+        and (key in (k.split()[0], k.split()[-1]) or key == _initials(k).lower())
+    ]
+    return fits[0] if len(fits) == 1 else None
+
+
+def attach_labels(text: str, notes: MeetingNotes, groups: dict[str, Group], new_group: Callable[[], Group]) -> None:
+    """Apply the notes to extraction's groups (keyed by normalised name): short labels and speaker
+    labels become mentions of their person, table organisations are organisations by rule, and a
+    group the model made of a label alone joins the person it names."""
+    def person_key(attendee: Attendee) -> str:
+        return normalise_name(text[attendee.name[0] : attendee.name[1]])
+
+    def join(span: Span, key: str) -> None:
+        if key not in groups:
+            return
+        surface = text[span[0] : span[1]]
+        label_key = normalise_name(surface)
+        if label_key != key and label_key in groups and groups[label_key].certain_kind is None:
+            groups[key].absorb(groups.pop(label_key))
+        if not any(m.start == span[0] and m.end == span[1] for m in groups[key].mentions):
+            groups[key].add(surface, span[0], span[1], PageKind.PERSON)
+
+    for attendee in notes.attendees:
+        for span in attendee.short:
+            join(span, person_key(attendee))
+        if attendee.organisation:
+            s, e = attendee.organisation
+            key = normalise_name(text[s:e])
+            if key and (key not in groups or groups[key].certain_kind in (None, PageKind.ORGANISATION)):
+                group = groups.setdefault(key, new_group())
+                group.add(text[s:e], s, e, PageKind.ORGANISATION)
+                group.certain_kind = PageKind.ORGANISATION
+    for label in notes.labels:
+        label_key = normalise_name(text[label.span[0] : label.span[1]])
+        if label.person is not None:
+            key = normalise_name(text[label.person[0] : label.person[1]])
+        else:
+            key = _person_by_label(label_key, groups)
+        if key is not None:
+            join(label.span, key)
+
+
+def resolved_label_spans(text: str, notes: MeetingNotes) -> list[Span]:
+    """Spans of the speaker labels that name a defined attendee: the model's reading of them is ignored."""
+    return [label.span for label in notes.labels if label.person is not None]
+
+
+def works_at_pairs(notes: MeetingNotes, mentions: list[tuple[int, int, int]]) -> list[tuple[int, int]]:
+    """(person entity, organisation entity) of each table row with an organisation, from the
+    (start, end, entity index) of every mention."""
+    entity_at = {(start, end): index for start, end, index in mentions}
+    pairs: set[tuple[int, int]] = set()
+    for attendee in notes.attendees:
+        if attendee.organisation is None:
+            continue
+        person, organisation = entity_at.get(attendee.name), entity_at.get(attendee.organisation)
+        if person is not None and organisation is not None and person != organisation:
+            pairs.add((person, organisation))
+    return sorted(pairs)

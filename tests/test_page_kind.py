@@ -1,0 +1,111 @@
+"""`subtext pages kind SLUG KIND`: a person's correction of a page's kind, and later runs never undo it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+from graph_schema.errors import InvalidRequest
+from graph_schema.page_edits import correct_page_kind
+from graph_schema.settings import PROJECT_ROOT
+from graph_schema.transfer import import_records, parse_records, write_export
+from pipeline.run import ingest_paths
+from tests.conftest import write
+
+TRACKER = "The Bellhaven rollout is tracked in Jira.\nJira sends the team a digest every Monday.\n"
+TRACKER_EDITED = "The Bellhaven rollout is tracked in Jira.\nJira sends the team a digest every Friday now.\n"
+WITHOUT_TRACKER = "The Bellhaven rollout moved to a shared spreadsheet.\n"
+GUIDO_HEADER = ("Title: One\nAuthor: Guido van Rossum <guido@python.org>\nStatus: Final\n\n"
+                "Guido van Rossum wrote this. Later, Guido explained the grammar.\n")
+GUIDO_MISREAD = "In his email, Guido explained why the proposal was rejected.\n"  # 'Guido' read as an organisation
+
+
+def _page(graph, slug: str, owner: str | None = None) -> dict | None:
+    query = ("MATCH (p:Page {owner: $owner, slug: $slug}) "
+             "RETURN p.kind AS kind, labels(p) AS labels, p.kind_set_at IS NOT NULL AS by_hand")
+    with graph["driver"].session() as session:
+        record = session.run(query, owner=owner or graph["owner"], slug=slug).single()
+    return dict(record) if record else None
+
+
+def _titled(graph, title: str) -> list[str]:
+    query = "MATCH (p:Page {owner: $owner}) WHERE toLower(p.title) = toLower($title) RETURN p.slug AS slug"
+    with graph["driver"].session() as session:
+        return sorted(r["slug"] for r in session.run(query, owner=graph["owner"], title=title))
+
+
+def _cli(graph, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "SUBTEXT_OWNER": graph["owner"], "SUBTEXT_UPLOAD_DIR": str(graph["upload"])}
+    return subprocess.run([sys.executable, "-m", "subtext.cli", *args], cwd=PROJECT_ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_the_command_sets_the_kind_and_its_label(graph):
+    ingest_paths([write(graph["upload"], "tracker.md", TRACKER)])
+    before = _page(graph, "jira")
+    assert before is not None
+    result = _cli(graph, "pages", "kind", "jira", "tool")
+    assert result.returncode == 0, result.stderr
+    assert "jira is now a tool" in result.stdout or "already a tool" in result.stdout
+    after = _page(graph, "jira")
+    assert after["kind"] == "tool" and after["by_hand"]
+    assert "Tool" in after["labels"] and "Page" in after["labels"]
+    assert not {"Person", "Organisation", "Project", "Topic"} & set(after["labels"])
+
+
+def test_unknown_slugs_and_kinds_get_a_clear_sentence(graph):
+    ingest_paths([write(graph["upload"], "tracker.md", TRACKER)])
+    with pytest.raises(InvalidRequest, match="There is no page with the slug 'no-such-page'"):
+        correct_page_kind(graph["driver"], graph["owner"], "no-such-page", "tool")
+    with pytest.raises(InvalidRequest, match="'database' is not a kind of page; use one of: person, organisation"):
+        correct_page_kind(graph["driver"], graph["owner"], "jira", "database")
+    with pytest.raises(InvalidRequest, match="your own page"):
+        correct_page_kind(graph["driver"], graph["owner"], "you", "tool")
+    result = _cli(graph, "pages", "kind", "jira", "gadget")
+    assert result.returncode == 1 and "'gadget' is not a kind of page" in result.stderr
+    assert correct_page_kind(graph["driver"], graph["owner"], "jira", "Organization")[1].value == "organisation"
+
+
+def test_a_corrected_kind_survives_changed_and_new_documents(graph):
+    ingest_paths([write(graph["upload"], "tracker.md", TRACKER)])
+    correct_page_kind(graph["driver"], graph["owner"], "jira", "topic")
+    # The file changes and another names it too: the model's label is a guess, the person's is not.
+    write(graph["upload"], "tracker.md", TRACKER_EDITED)
+    write(graph["upload"], "standup.md", "Dana Ruiz moved the open tickets in Jira to next sprint.\n")
+    ingest_paths([graph["upload"]])
+    assert _page(graph, "jira")["kind"] == "topic"
+    assert _titled(graph, "Jira") == ["jira"]
+
+
+def test_a_corrected_page_is_not_removed_when_its_document_stops_naming_it(graph):
+    ingest_paths([write(graph["upload"], "tracker.md", TRACKER)])
+    correct_page_kind(graph["driver"], graph["owner"], "jira", "tool")
+    ingest_paths([write(graph["upload"], "tracker.md", WITHOUT_TRACKER)])
+    page = _page(graph, "jira")
+    assert page is not None and page["kind"] == "tool" and page["by_hand"]
+
+
+def test_a_corrected_page_is_not_folded_into_a_page_of_another_kind(graph):
+    ingest_paths([write(graph["upload"], "misread.md", GUIDO_MISREAD)])
+    assert _page(graph, "guido") is not None
+    correct_page_kind(graph["driver"], graph["owner"], "guido", "tool")
+    ingest_paths([write(graph["upload"], "full-name.rst", GUIDO_HEADER)])
+    assert (_page(graph, "guido") or {}).get("kind") == "tool"
+    assert (_page(graph, "guido-van-rossum") or {}).get("kind") == "person"
+
+
+def test_export_and_import_keep_the_correction(graph, tmp_path):
+    ingest_paths([write(graph["upload"], "tracker.md", TRACKER)])
+    correct_page_kind(graph["driver"], graph["owner"], "jira", "tool")
+    exported = tmp_path / "graph.jsonl"
+    with exported.open("w", encoding="utf-8") as handle:
+        write_export(graph["driver"], graph["owner"], handle)
+    other = f"test-import-{uuid.uuid4().hex[:8]}"
+    with exported.open(encoding="utf-8") as handle:
+        import_records(graph["driver"], other, other, parse_records(handle, str(exported)))
+    page = _page(graph, "jira", owner=other)
+    assert page["kind"] == "tool" and page["by_hand"] and "Tool" in page["labels"]

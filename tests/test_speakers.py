@@ -1,0 +1,220 @@
+"""Meeting notes: attendee lists, Name | Abbreviation | Organisation tables and speaker labels.
+
+A speaker label ("ML: …", "Tomasz: …") is a mention of the person it stands for, never an entity
+of its own; a label the notes define becomes an alias of the person's page; a table row is a
+unit of its own; the work-notes fixture goes through the real pipeline and its figure is printed.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from graph_schema.queries.pages import get_page, page_names
+from graph_schema.settings import get_settings
+from pipeline.extract import extract_documents
+from pipeline.notes_quality import format_score, load_gold, score_notes
+from pipeline.parse import parse_document
+from pipeline.run import ingest_paths
+from tests.conftest import write
+
+WORKNOTES = Path(__file__).parent / "data" / "worknotes"
+
+KICKOFF = """# Supplier kickoff
+
+Date: 3 June
+Attendees: Ada Park (AP), Ben Ito (BI), Carla Mendes (CM)
+
+AP: Greenleaf Retail wants the first delivery by July.
+BI: Then the warehouse team needs the forecast from Northgate Analytics this week.
+CM: I will ask them today.
+AP: Good, and BI owns the follow-up.
+
+Decision: ship the pilot in July.
+"""
+
+TABLE = """# Vendor check-in
+
+| Name | Abbreviation | Organisation |
+| --- | --- | --- |
+| Ada Park | AP | Greenleaf Retail |
+| Dev Rao | DR | Northgate Analytics |
+| Elena Sousa | ES | Northgate Analytics |
+
+DR: The feed refreshes every hour now.
+ES: Pricing goes up in January.
+AP: We need to talk to finance first.
+"""
+
+TABLE_WITHOUT_ORGANISATIONS = """# Vendor check-in
+
+| Name | Abbreviation |
+| --- | --- |
+| Ada Park | AP |
+| Dev Rao | DR |
+| Elena Sousa | ES |
+
+DR: The feed refreshes every hour now.
+ES: Pricing goes up in January.
+AP: We need to talk to finance first.
+"""
+
+FIRST_NAMES = """# Standup
+
+Present: Ben Ito, Carla Mendes
+
+Ben: The loads ran clean all week.
+Carla: I am still chasing the flaky alerts.
+Ben: Can we pause deploys during the nightly run?
+"""
+
+
+def _extract(tmp_path: Path, name: str, text: str):
+    path = write(tmp_path, name, text)
+    return extract_documents([parse_document(path, name, "me", get_settings())])[0]
+
+
+def _entity(extracted, name: str):
+    found = [e for e in extracted.entities if e.name == name]
+    assert len(found) == 1, [(e.name, e.kind.value, e.aliases) for e in extracted.entities]
+    return found[0]
+
+
+def test_defined_labels_are_mentions_of_their_person_never_entities(tmp_path):
+    extracted = _extract(tmp_path, "kickoff.md", KICKOFF)
+    names = {e.name for e in extracted.entities}
+    assert not {"AP", "BI", "CM"} & names, sorted(names)
+    for full, label in (("Ada Park", "AP"), ("Ben Ito", "BI"), ("Carla Mendes", "CM")):
+        person = _entity(extracted, full)
+        assert person.kind.value == "person" and label in person.aliases
+        labels = [m.start() for m in re.finditer(rf"^{label}:", KICKOFF, re.MULTILINE)]
+        assert labels and set(labels) <= {m.start for m in person.mentions}  # each label opening their lines
+    # What follows a label is something that person said: a fact about them.
+    ada = [i for i, e in enumerate(extracted.entities) if e.name == "Ada Park"][0]
+    said = [f.text for f in extracted.facts if ada in f.entities]
+    assert any("Greenleaf Retail wants the first delivery" in t for t in said)
+    assert "Decision" not in {e.name for e in extracted.entities}  # a key: value line is no speaker
+
+
+def test_first_name_labels_name_the_listed_person(tmp_path):
+    extracted = _extract(tmp_path, "standup.md", FIRST_NAMES)
+    assert not {"Ben", "Carla"} & {e.name for e in extracted.entities}
+    ben = _entity(extracted, "Ben Ito")
+    assert ben.kind.value == "person" and "Ben" in ben.aliases
+    assert sum(1 for m in ben.mentions if m.surface == "Ben") == 2
+
+
+def test_a_table_names_people_by_rule_and_each_row_is_a_unit(tmp_path):
+    extracted = _extract(tmp_path, "vendor.md", TABLE)
+    assert not {"AP", "DR", "ES"} & {e.name for e in extracted.entities}
+    for full, label in (("Ada Park", "AP"), ("Dev Rao", "DR"), ("Elena Sousa", "ES")):
+        person = _entity(extracted, full)
+        assert person.kind.value == "person" and label in person.aliases
+    northgate = _entity(extracted, "Northgate Analytics")
+    assert northgate.kind.value == "organisation" and northgate.kind_certain
+    # A row is one unit: no fact holds two rows, so the table does not link everyone to everyone.
+    index = {e.name: i for i, e in enumerate(extracted.entities)}
+    for fact in extracted.facts:
+        assert not ({index["Ada Park"], index["Dev Rao"]} <= set(fact.entities)), fact.text
+    row = [f for f in extracted.facts if "Dev Rao" in f.text]
+    assert len(row) == 1 and set(row[0].entities) == {index["Dev Rao"], index["Northgate Analytics"]}
+
+
+def _pages_titled(graph, titles: set[str]) -> list[str]:
+    query = "MATCH (p:Page {owner: $owner}) WHERE p.title IN $titles RETURN p.slug AS slug"
+    with graph["driver"].session() as session:
+        return [r["slug"] for r in session.run(query, owner=graph["owner"], titles=sorted(titles))]
+
+
+def test_worknotes_fixture_labels_never_pages_and_a_corrected_kind_survives_a_rerun(graph, tmp_path):
+    from graph_schema.page_edits import correct_page_kind
+
+    notes = sorted((WORKNOTES / "notes").glob("*.md"))
+    for path in notes:
+        write(graph["upload"], path.name, path.read_text(encoding="utf-8"))
+    assert ingest_paths([graph["upload"]]).count("ingested") == len(notes)
+    gold = load_gold(WORKNOTES / "gold.jsonl")
+    pages = graph["db"].read(graph["driver"], page_names, graph["owner"])
+    score = score_notes(gold, pages)
+    print("\n" + format_score(score))
+
+    labels = {form for thing in gold for form in thing.forms if form.isupper() and len(form) <= 3 and thing.kind == "person"}
+    assert not _pages_titled(graph, labels)  # speaker labels are never pages
+    for thing in (t for t in gold if t.kind == "person"):
+        holders = [slug for slug, kind, names in pages if thing.name in names]
+        assert len(holders) == 1, (thing.name, holders)
+        page = graph["db"].read(graph["driver"], get_page, graph["owner"], holders[0], 5)
+        assert page.kind.value == "person"
+        assert {f for f in thing.forms if f in labels} <= set(page.aliases), (thing.name, page.aliases)
+
+    # A user's correction sticks: the model's reading of a changed note does not undo it.
+    jira = [slug for slug, kind, names in pages if "Jira" in names]
+    assert jira, "the fixture names Jira"
+    correct_page_kind(graph["driver"], graph["owner"], jira[0], "tool")
+    changed = (WORKNOTES / "notes" / "01-bellhaven-kickoff.md").read_text(encoding="utf-8") + "\nML: Jira is the tracker.\n"
+    write(graph["upload"], "01-bellhaven-kickoff.md", changed)
+    assert ingest_paths([graph["upload"]]).count("ingested") == 1
+    after = graph["db"].read(graph["driver"], page_names, graph["owner"])
+    assert [(slug, kind) for slug, kind, names in after if "Jira" in names] == [(jira[0], "tool")]
+    print(format_score(score_notes(gold, after)))
+
+
+def test_a_table_row_says_who_works_where(tmp_path):
+    extracted = _extract(tmp_path, "vendor.md", TABLE)
+    name = {i: e.name for i, e in enumerate(extracted.entities)}
+    assert sorted((name[r.subject], r.type, name[r.object]) for r in extracted.relations) == [
+        ("Ada Park", "works_at", "Greenleaf Retail"),
+        ("Dev Rao", "works_at", "Northgate Analytics"),
+        ("Elena Sousa", "works_at", "Northgate Analytics"),
+    ]
+
+
+def _works_at(graph, owner: str | None = None) -> set[tuple[str, str]]:
+    """(person slug, organisation slug) of every RELATES_TO that a live source says is "works at"."""
+    query = """
+    MATCH (p:Page {owner: $owner, kind: 'person'})-[r:RELATES_TO]-(o:Page {owner: $owner, kind: 'organisation'})
+    WHERE size(coalesce(r.works_at, [])) > 0
+    RETURN p.slug AS person, o.slug AS organisation
+    """
+    with graph["driver"].session() as session:
+        return {(r["person"], r["organisation"]) for r in session.run(query, owner=owner or graph["owner"])}
+
+
+def test_works_at_is_stored_on_the_link_and_goes_with_its_source(graph, tmp_path):
+    import uuid
+
+    from graph_schema.transfer import import_records, parse_records, write_export
+
+    write(graph["upload"], "vendor.md", TABLE)
+    ingest_paths([graph["upload"]])
+    expected = {("ada-park", "greenleaf-retail"), ("dev-rao", "northgate-analytics"), ("elena-sousa", "northgate-analytics")}
+    assert _works_at(graph) == expected
+
+    exported = tmp_path / "graph.jsonl"
+    with exported.open("w", encoding="utf-8") as handle:
+        write_export(graph["driver"], graph["owner"], handle)
+    other = f"test-import-{uuid.uuid4().hex[:8]}"
+    with exported.open(encoding="utf-8") as handle:
+        import_records(graph["driver"], other, other, parse_records(handle, str(exported)))
+    assert _works_at(graph, other) == expected
+
+    # The table loses its organisation column: nothing says who works where any more.
+    write(graph["upload"], "vendor.md", TABLE_WITHOUT_ORGANISATIONS)
+    ingest_paths([graph["upload"]])
+    assert _works_at(graph) == set()
+
+
+def test_the_same_initials_in_two_notes_do_not_merge_two_people(tmp_path):
+    """A label is an alias of its person, but initials are weak evidence across notes: 'Ivan Cole
+    (IC)' is not 'Ines Carvalho (IC)' of another note."""
+    from graph_schema.embedding import embed_texts
+    from pipeline.resolve import resolve_documents
+
+    first = write(tmp_path, "a.md", "# Sync\n\nAttendees: Ines Carvalho (IC), Ben Ito (BI)\n\nIC: The pilot starts in May.\n")
+    second = write(tmp_path, "b.md", "# Review\n\nAttendees: Ivan Cole (IC), Ben Ito (BI)\n\nIC: The budget is approved.\n")
+    settings = get_settings()
+    extracted = extract_documents([parse_document(p, p.name, "me", settings) for p in (first, second)])
+    resolved = resolve_documents(extracted, [], settings, embed_texts)
+    slug = {d.extracted.entities[r.entity].name: r.slug for d in resolved for r in d.resolutions}
+    assert slug["Ines Carvalho"] != slug["Ivan Cole"]
+    assert [resolved[1].extracted.entities[r.entity].name for r in resolved[1].resolutions if r.slug == slug["Ben Ito"]] == ["Ben Ito"]
