@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graph_schema.kinds import PageKind, SourceKind
+from graph_schema.kinds import FactKind, PageKind, SourceKind
 
 
 class Model(BaseModel):
@@ -73,6 +73,9 @@ class CandidateFact(Model):
     start: int
     end: int
     entities: list[int]  # indexes into ExtractedDocument.entities
+    kind: FactKind = FactKind.STATEMENT  # set by pipeline.fact_kinds from the sentence's wording
+    owner: str | None = None  # who is to act, when the sentence says (an entity's name, or "we")
+    due: str | None = None  # when, as the sentence says it ("before Friday", "by the end of March")
 
 
 class ExtractedDocument(Model):
@@ -163,6 +166,9 @@ class SourceRef(Model):
 class FactView(Model):
     id: str
     text: str
+    kind: FactKind = FactKind.STATEMENT
+    owner: str | None = None
+    due: str | None = None
     first_seen: datetime | None = None
     sources: list[SourceRef] = Field(default_factory=list)
 
@@ -195,6 +201,8 @@ class SearchResult(Model):
 class BriefView(Model):
     text: str
     sources: list[PageRef] = Field(default_factory=list)
+    omitted: list[str] = Field(default_factory=list)  # what did not fit the token budget, in sentences
+    estimated_tokens: int = 0
     graph_version: int = 0
     built_at: datetime | None = None
     cached: bool = False
@@ -255,6 +263,9 @@ class FactWrite(Model):
     start: int
     end: int
     slugs: list[str]
+    kind: FactKind = FactKind.STATEMENT
+    owner: str | None = None
+    due: str | None = None
 
 
 class SourceWrite(Model):

@@ -29,6 +29,7 @@ from graph_schema.kinds import PageKind, SourceKind
 from graph_schema.models import CandidateFact, DocumentEntity, EntityMention, ExtractedDocument, ParsedDocument
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
+from pipeline.fact_kinds import type_facts
 from pipeline.header_people import read_header
 from pipeline.units import split_into_units, unit_breaks
 
@@ -326,6 +327,7 @@ def build_extracted(
                 )
             )
 
+    facts = type_facts(facts, text, entities)  # decision, action, question or statement (by rule)
     for index, entity in enumerate(entities):
         about = [f.text for f in facts if index in f.entities][:2]
         entity.context = _one_line(f"{entity.name}. " + " ".join(about), get_settings().entity_context_chars)

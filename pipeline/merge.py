@@ -116,7 +116,8 @@ def plan_document_write(owner: str, resolved: ResolvedDocument) -> DocumentWrite
         if fid in seen_fact_ids:
             continue
         seen_fact_ids.add(fid)
-        facts.append(FactWrite(id=fid, text=fact.text, start=fact.start, end=fact.end, slugs=slugs))
+        facts.append(FactWrite(id=fid, text=fact.text, start=fact.start, end=fact.end, slugs=slugs,
+                               kind=fact.kind, owner=fact.owner, due=fact.due))
         # Pages sharing a fact relate; a focus area is joined by IN_CONTEXT instead.
         related = sorted({slug_of[e] for e in fact.entities} | ({resolved.anchor.slug} if resolved.anchor else set()))
         relations.update(combinations(related, 2))
