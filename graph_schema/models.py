@@ -198,9 +198,19 @@ class SearchResult(Model):
     results: list[SearchHit] = Field(default_factory=list)
 
 
+class BriefLine(Model):
+    """One statement of the brief, with the pages and documents it rests on."""
+
+    section: Literal["you", "changed", "focus", "decision", "action", "question", "about", "matters"]
+    text: str
+    sources: list[PageRef] = Field(default_factory=list)
+    documents: list[str] = Field(default_factory=list)  # keys of the sources it was read from
+
+
 class BriefView(Model):
     text: str
     sources: list[PageRef] = Field(default_factory=list)
+    lines: list[BriefLine] = Field(default_factory=list)  # every statement of `text`, each with its sources
     omitted: list[str] = Field(default_factory=list)  # what did not fit the token budget, in sentences
     estimated_tokens: int = 0
     graph_version: int = 0

@@ -6,7 +6,7 @@ One JSON object per line, each with a `type`:
     page     slug, title, kind, aliases, name keys, body, embedding
     source   a document or submission: key (its path in the upload folder), hash, status, reason
     chunk    a source's text in pieces, with character offsets
-    fact     text, kind (decision, action, question or statement), owner and due date where stated,
+    fact     text, kind (decision, action, question or statement), action owner and due date if stated,
              retired flag, every source it came from with its character span, the pages it is about
     mention  source, page, the character spans and surface forms, and how resolution decided
     link     RELATES_TO, IN_CONTEXT or POSSIBLY_SAME between two pages, with the sources behind it
@@ -110,7 +110,7 @@ class FactRecord(_Record):
     text: str
     retired: bool = False
     kind: FactKind = FactKind.STATEMENT  # exports made before facts had kinds read as statements
-    owner: str | None = None
+    action_owner: str | None = None  # who is to act, where the sentence says
     due: str | None = None
     first_seen: str | None = None
     position: int | None = None

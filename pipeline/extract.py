@@ -327,7 +327,7 @@ def build_extracted(
                 )
             )
 
-    facts = type_facts(facts, text, entities)  # decision, action, question or statement (by rule)
+    facts = type_facts(facts, text, entities, sentences, max_chars)  # decision, action, question or statement
     for index, entity in enumerate(entities):
         about = [f.text for f in facts if index in f.entities][:2]
         entity.context = _one_line(f"{entity.name}. " + " ".join(about), get_settings().entity_context_chars)

@@ -185,14 +185,32 @@ def classify_sentence(text: str) -> FactTyping:
 _ACTOR_KINDS = (PageKind.PERSON, PageKind.ORGANISATION, PageKind.YOU)
 
 
-def type_facts(facts: list[CandidateFact], text: str, entities: list[DocumentEntity]) -> list[CandidateFact]:
+def _one_line(text: str, limit: int) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def type_facts(
+    facts: list[CandidateFact], text: str, entities: list[DocumentEntity],
+    sentences: list[tuple[int, int]] = (), max_chars: int = 600,
+) -> list[CandidateFact]:
     """Each fact with its kind, owner and due date; an owner that is a mention of an entity
-    (a person, an organisation, the person themself) is given that entity's fullest name."""
+    (a person, an organisation, the person themself) is given that entity's fullest name.
+
+    A decision, action or question that names no entity ("We agreed to keep the data on site")
+    is a fact too (of the focus area its document is filed under, see pipeline.merge): what was
+    decided matters whether or not the sentence names someone.
+    """
+    taken = {(f.start, f.end) for f in facts}
+    unnamed = [CandidateFact(text=_one_line(text[s:e], max_chars), start=s, end=e, entities=[])
+               for s, e in sentences if (s, e) not in taken and text[s:e].strip()]
     typed = []
-    for fact in facts:
+    for fact, named in [(f, True) for f in facts] + [(f, False) for f in unnamed]:
         sentence = text[fact.start : fact.end]
         lead = len(sentence) - len(sentence.lstrip())
         typing = classify_sentence(sentence.strip())
+        if not named and typing.kind is FactKind.STATEMENT:
+            continue
         owner = typing.owner
         if owner and typing.owner_at is not None:
             at = fact.start + lead + typing.owner_at
@@ -202,4 +220,4 @@ def type_facts(facts: list[CandidateFact], text: str, entities: list[DocumentEnt
                     owner = entity.name
                     break
         typed.append(fact.model_copy(update={"kind": typing.kind, "owner": owner, "due": typing.due}))
-    return typed
+    return sorted(typed, key=lambda f: f.start)

@@ -81,3 +81,10 @@ def test_extraction_types_each_fact_and_names_the_owner_by_the_entity_there():
     assert (asked.kind, asked.owner, asked.due) == (A, "Jonas Weber", "by 20 May")
     question = next(f for t, f in facts.items() if t.startswith("Open question"))
     assert question.kind is Q and question.owner is None
+
+
+def test_a_decision_naming_no_one_is_a_fact_and_a_plain_sentence_naming_no_one_is_not():
+    text = "We agreed to keep every record on site.\n\nThe weather was grey all week.\n"
+    parsed = ParsedDocument(source_id="s", key="notes.md", text=text, chunks=chunk_text(text, 1500))
+    facts = extract_documents([parsed])[0].facts
+    assert [(f.text, f.kind) for f in facts] == [("We agreed to keep every record on site.", D)]

@@ -18,7 +18,7 @@ WITH p, collect(f) AS all_facts
 RETURN p {.slug, .title, .kind, .body, .aliases, .created_at, .updated_at} AS page,
        size(all_facts) AS facts_total,
        [f IN all_facts[..$max_facts] | {
-           id: f.id, text: f.text, first_seen: f.first_seen, kind: f.kind, owner: f.owner, due: f.due,
+           id: f.id, text: f.text, first_seen: f.first_seen, kind: f.kind, owner: f.action_owner, due: f.due,
            sources: [(f)-[r:FROM]->(s:Source {owner: $owner}) WHERE s.status <> 'retired' | {
                source_id: s.id, key: s.key, kind: s.kind, title: s.title, author: s.author,
                start: r.start, end: r.end}]
