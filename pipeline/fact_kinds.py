@@ -50,7 +50,7 @@ _DUE = re.compile(
 # A due date alone says when something happened ("released before May 2019"); with one of these
 # words it says when something is to be done.
 _OBLIGATION = re.compile(
-    r"\b(?:will|'ll|shall|to|must|should|need|needs|want|wants|expects?|asked|due|deadline|please|"
+    r"\b(?:will|'ll|shall|must|should|need|needs|want|wants|expects?|asked|due|deadline|please|"
     r"has\s+to|have\s+to|is\s+to|are\s+to)\b",
     re.IGNORECASE,
 )
@@ -67,6 +67,8 @@ _NOT_OWNERS = {
     "who", "everyone", "everybody", "someone", "somebody", "nobody", "nothing", "everything", "each",
     "both", "all", "some", "any", "one", "the", "a", "an", "if", "when", "then", "also", "so", "but",
     "and", "or", "our", "their", "his", "her", "its", "my", "your", "no", "yes", "please", "next",
+    # capitalised prepositions that open a sentence ("According to …", "Due to …")
+    "according", "due", "thanks", "prior", "owing", "in", "on", "at", "as", "with", "for", "from", "by", "of", "to",
 }
 
 _LABEL = re.compile(
@@ -104,7 +106,8 @@ _OPEN = re.compile(
 _MODAL = (r"(?:will|shall|'ll|’ll|is\s+going\s+to|are\s+going\s+to|am\s+going\s+to|is\s+to|are\s+to|needs\s+to|"
           r"need\s+to|has\s+to|have\s+to|must|should|owes?|is\s+responsible\s+for|are\s+responsible\s+for|"
           r"volunteered\s+to|offered\s+to|promised\s+to)")
-_ACTOR_WILL = re.compile(rf"{_CLAUSE}{_SUBJECT}(?:\s+|(?=['’]ll)){_MODAL}\s+\w")
+# "should have said" looks back: not something still to do.
+_ACTOR_WILL = re.compile(rf"{_CLAUSE}{_SUBJECT}(?:\s+|(?=['’]ll)){_MODAL}\s+(?!have\b)\w")
 # "Marta joined the call and will send the notes": the sentence's subject does the later verb.
 _SUBJECT_WILL_LATER = re.compile(rf"^\W*{_SUBJECT}\s[^;:?]*?(?:,\s*|\s)and\s+(?:then\s+)?{_MODAL}\s+\w")
 _ACTOR_TO = re.compile(rf"^\W*{_SUBJECT}\s+to\s+[a-z]")  # minutes: "Priya to send the deck"

@@ -46,6 +46,10 @@ D, A, Q, S = FactKind.DECISION, FactKind.ACTION, FactKind.QUESTION, FactKind.STA
         ("The museum reopened before March 2021 after the floods.", S, None, "before March 2021"),
         ("Yusuf signed up for the evening class.", S, None, None),
         ("The report lists the options the council will consider.", S, None, None),
+        ("According to the coach, the robot was named Bright Spark.", S, None, None),
+        ("I should have said earlier that the samples came back intact.", S, None, None),
+        ("In 1831 the academy rejected the paper, and Aubin waited until October to reply.", D, None, "until October"),
+        ("In 1831 Aubin waited until October to reply to the academy.", S, None, "until October"),
     ],
 )
 def test_the_rules_read_what_a_sentence_is(sentence, kind, owner, due):
