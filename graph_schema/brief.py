@@ -1,83 +1,292 @@
 """The brief: a few plain paragraphs about the person, written from their graph without any model.
 
+What it says, in reading order: who you are; what arrived since the previous brief; each active
+focus area, most recently active first, with what it is, its latest decisions (dated) and what is
+open (actions with owner and due date, open questions); and who and what matters lately, each with
+why in a few words taken from the facts. Every statement is a `BriefLine` carrying the pages and
+documents it rests on.
+
+The brief is packed into `brief_token_budget` tokens (estimated like compile's, characters /
+`chars_per_token`): statements are taken by importance (who you are, then every focus area's
+heading, then each area's newest decision and open item, then the people and things around them,
+then the rest) and written in reading order; what did not fit is said at the end and listed in
+`omitted`.
+
 `current_brief` returns the cached brief when the graph has not changed since it was written,
 and rebuilds (and caches) it otherwise.
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
 import neo4j
 
 from graph_schema import db
-from graph_schema.kinds import PageKind
-from graph_schema.models import BriefView, PageRef
+from graph_schema.compile import one_line, tokens_of
+from graph_schema.kinds import FactKind, PageKind
+from graph_schema.models import BriefLine, BriefView, PageRef
 from graph_schema.queries.brief import brief_material, load_brief, store_brief
-from graph_schema.settings import get_settings
+from graph_schema.settings import Settings, get_settings
 
 EMPTY_BRIEF = (
     "Nothing here yet: this graph has no documents or notes. Drop files into the upload folder "
     "or send what was decided with edit_page_body, and the brief will describe it."
 )
+MATTERS_HEADING = "Who and what matters lately:"
+# Kept free while packing: the heading above and the sentence saying what was left out.
+_RESERVED_TOKENS = 40
 
-_KIND_PHRASES = {
-    PageKind.PERSON: "People who come up most",
-    PageKind.ORGANISATION: "Organisations",
-    PageKind.PROJECT: "Projects",
-    PageKind.TOOL: "Tools and products",
-    PageKind.TOPIC: "Topics",
-}
+# Importance when packing into the budget (lower first).
+_RANK_YOU, _RANK_FOCUS, _RANK_FIRST_ITEMS, _RANK_MATTERS, _RANK_MORE_ITEMS, _RANK_MORE_MATTERS = range(6)
+_FIRST_MATTERS = 4  # this many people and things rank with the focus areas' first items
+
+_LABEL = re.compile(r"^\W*(?:open\s+questions?|open\s+issues?|questions?|q|action(?:\s+items?)?|todo|"
+                    r"decisions?|decided|agreed)\s*(?:\([^)]*\))?\s*[:\-–—]\s*", re.IGNORECASE)
+_ROLE = re.compile(
+    r"\bI(?:'m|’m| am)\s+(?:the\s+|a\s+|an\s+)?(?P<role>[a-z][\w -]{1,40}?)\s+(?:at|of|for|with)\s+"
+    r"(?P<org>[A-Z][\w&.'’-]*(?:\s+[A-Z][\w&.'’-]*){0,4})"
+)
+_CLAUSE_END = re.compile(r"[;,:(]|\s(?:and|but|because|while|which|who|so)\s|\.\s|\.$")
 
 
-def _names(pages: list[dict], limit: int) -> str:
-    names = [p["title"] for p in pages[:limit]]
-    if len(names) <= 1:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
+@dataclass
+class _Candidate:
+    rank: int
+    order: int  # position in reading order
+    line: BriefLine
+    omitted_as: str  # how it is counted when it does not fit: "decision", "open item", …
+    area: str | None = None  # the focus area it belongs to
+    needs: int | None = None  # the order of the line it cannot stand without (its area's heading)
+    tokens: int = 0
 
 
-def render_brief(material: dict) -> BriefView:
-    """Turn brief material (see queries.brief.brief_material) into text plus the pages it names."""
+@dataclass
+class _Packed:
+    lines: list[_Candidate] = field(default_factory=list)
+    left_out: list[_Candidate] = field(default_factory=list)
+
+
+def _ref(page: dict) -> PageRef:
+    return PageRef(slug=page["slug"], title=page["title"], kind=PageKind(page["kind"]))
+
+
+def _names(titles: list[str]) -> str:
+    if len(titles) <= 1:
+        return "".join(titles)
+    return ", ".join(titles[:-1]) + " and " + titles[-1]
+
+
+def _day(when: datetime | None) -> str:
+    return f"{when.day} {when:%b %Y}" if when else "undated"
+
+
+def who_you_are(name: str, you_facts: list[str]) -> str:
+    """'You are Priya Natarajan, product lead at Acme.' — the role where their own words state it."""
+    unnamed = name == "You"  # the default title: the graph does not know the person's name
+    for fact in you_facts:
+        match = _ROLE.search(fact)
+        if match:
+            return f"You are{'' if unnamed else ' ' + name + ','} {match.group('role').strip()} at {match.group('org')}."
+    return "" if unnamed else f"You are {name}."
+
+
+def why_it_matters(title: str, aliases: list[str], facts: list[str], max_words: int = 10) -> str | None:
+    """A few words on why a page matters, from the first fact that has it as the subject:
+    'Daniel Okafor from Northwind Logistics joined the call' -> 'from Northwind Logistics joined the call'."""
+    names = sorted({title, *aliases}, key=len, reverse=True)
+    for fact in facts:
+        text = fact.strip()
+        if text[:4].lower() == "the ":
+            text = text[4:]
+        for name in names:
+            if len(name) < 2 or not text.startswith(name):
+                continue
+            rest = text[len(name) :]
+            if not rest.startswith(" ") or rest.lstrip()[:2] in ("'s", "’s"):
+                continue
+            rest = rest.strip()
+            end = _CLAUSE_END.search(rest)
+            words = (rest[: end.start()] if end else rest).split()
+            if len(words) >= 2:
+                phrase = " ".join(words[:max_words])
+                return phrase + ("…" if len(words) > max_words else "")
+    return None
+
+
+def _fact_line(fact: dict, section: str, line_chars: int) -> BriefLine:
+    text = one_line(_LABEL.sub("", fact["text"]) or fact["text"], line_chars)
+    if section == "decision":
+        said = f"Decided ({_day(fact['first_seen'])}): {text}"
+    elif section == "action":
+        owner = (fact.get("owner_page") or {}).get("title") or fact.get("owner")
+        details = ", ".join(x for x in (owner, fact.get("due")) if x)
+        said = f"To do ({details}): {text}" if details else f"To do: {text}"
+    else:
+        said = f"Open question: {text}"
+    return BriefLine(section=section, text=said, sources=[_ref(p) for p in fact["about"]],
+                     documents=sorted(set(fact["documents"])))
+
+
+def _candidates(material: dict, settings: Settings) -> list[_Candidate]:
+    out: list[_Candidate] = []
+
+    def add(rank: int, line: BriefLine, omitted_as: str, area: str | None = None, needs: int | None = None) -> int:
+        out.append(_Candidate(rank, len(out), line, omitted_as, area, needs))
+        return len(out) - 1
+
+    you_sources = [PageRef(slug="you", title=material["name"], kind=PageKind.YOU)] if material["you_facts"] else []
+    count = material["sources"]
+    who = who_you_are(material["name"], material["you_facts"])
+    holds = f"Your graph holds {count} source{'s' if count != 1 else ''}."
+    add(_RANK_YOU, BriefLine(section="you", text=f"{who} {holds}" if who else holds,
+                             sources=you_sources), "who you are")
+
+    changed = material.get("changed")
+    if changed and (changed["keys"] or changed["decisions"] or changed["open_items"]):
+        parts = []
+        if changed["keys"]:
+            keys = changed["keys"]
+            shown = ", ".join(keys[:3]) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
+            parts.append(f"{len(keys)} new source{'s' if len(keys) != 1 else ''} ({shown})")
+        if changed["decisions"]:
+            parts.append(f"{changed['decisions']} new decision{'s' if changed['decisions'] != 1 else ''}")
+        if changed["open_items"]:
+            parts.append(f"{changed['open_items']} new open item{'s' if changed['open_items'] != 1 else ''}")
+        add(_RANK_FOCUS, BriefLine(section="changed", text="Since the last brief: " + "; ".join(parts) + ".",
+                                   documents=changed["keys"]), "what changed")
+
+    owed: dict[str, int] = {}  # open actions per owner page, for why people matter
+    for focus in material["focus"]:
+        members = [m for m in focus["members"] if m and m.get("slug")]
+        shown = members[:4]
+        with_whom = f"; with {_names([m['title'] for m in shown])}" if shown else ""
+        n = focus["source_count"]
+        heading = (f"Working on: {focus['title']} ({n} source{'s' if n != 1 else ''}, "
+                   f"last active {_day(focus['last_activity'])}{with_whom}).")
+        head = add(_RANK_FOCUS, BriefLine(section="focus", text=heading, sources=[_ref(focus), *map(_ref, shown)]),
+                   "focus area", focus["title"])
+        about = _what_it_is(focus)
+        if about:
+            add(_RANK_FIRST_ITEMS, BriefLine(section="about", text=one_line(about["text"], settings.brief_line_chars),
+                                             sources=[_ref(p) for p in about["about"]],
+                                             documents=sorted(set(about["documents"]))),
+                "description", focus["title"], head)
+        by_kind = {k: [f for f in focus["typed"] if f["kind"] == k.value]
+                   for k in (FactKind.DECISION, FactKind.ACTION, FactKind.QUESTION)}
+        for fact in by_kind[FactKind.ACTION]:
+            if fact.get("owner_page"):
+                owed[fact["owner_page"]["slug"]] = owed.get(fact["owner_page"]["slug"], 0) + 1
+        for kind, facts in by_kind.items():
+            for i, fact in enumerate(facts):
+                add(_RANK_FIRST_ITEMS if i == 0 else _RANK_MORE_ITEMS, _fact_line(fact, kind.value, settings.brief_line_chars),
+                    "decision" if kind is FactKind.DECISION else "open item", focus["title"], head)
+
+    for i, page in enumerate(material["top"]):
+        why = why_it_matters(page["title"], page["aliases"], page["facts"])
+        details = [why] if why else []
+        if owed.get(page["slug"]):
+            details.append(f"{owed[page['slug']]} open action{'s' if owed[page['slug']] != 1 else ''}")
+        if not details:
+            details.append(f"in {page['recent']} recent source{'s' if page['recent'] != 1 else ''}")
+        text = f"{page['title']} ({page['kind']}): {'; '.join(details)}."
+        add(_RANK_MATTERS if i < _FIRST_MATTERS else _RANK_MORE_MATTERS,
+            BriefLine(section="matters", text=text, sources=[_ref(page)]), "person or thing")
+    return out
+
+
+def _what_it_is(focus: dict) -> dict | None:
+    """The area's first statement that names it (its earliest source, in document order), or its first."""
+    statements = sorted(focus["statements"], key=lambda f: (f["earliest"] or datetime.max, f["position"] or 0))
+    words = {w for w in re.findall(r"[a-z]{4,}", focus["title"].lower())}
+    naming = [f for f in statements if words & set(re.findall(r"[a-z]{4,}", f["text"].lower()))]
+    return (naming or statements or [None])[0]
+
+
+def _pack(candidates: list[_Candidate], budget: int, chars_per_token: float) -> _Packed:
+    packed = _Packed()
+    kept: set[int] = set()
+    used = _RESERVED_TOKENS
+    for candidate in sorted(candidates, key=lambda c: (c.rank, c.order)):
+        candidate.tokens = tokens_of(candidate.line.text + "\n- ", chars_per_token)
+        if (candidate.needs is None or candidate.needs in kept) and used + candidate.tokens <= budget:
+            kept.add(candidate.order)
+            used += candidate.tokens
+            packed.lines.append(candidate)
+        else:
+            packed.left_out.append(candidate)
+    packed.lines.sort(key=lambda c: c.order)
+    return packed
+
+
+def _omitted(left_out: list[_Candidate]) -> list[str]:
+    """'2 decisions and 3 open items of harbour-pitch.' — what did not fit, in sentences."""
+    counts: dict[tuple[str | None, str], int] = {}
+    for c in left_out:
+        counts[(c.area if c.omitted_as != "focus area" else None, c.omitted_as)] = \
+            counts.get((c.area if c.omitted_as != "focus area" else None, c.omitted_as), 0) + 1
+    plural = {"decision": "decisions", "open item": "open items", "description": "descriptions",
+              "person or thing": "more people and things", "focus area": "focus areas", "what changed": "what changed",
+              "who you are": "who you are"}
+    areas: dict[str | None, list[str]] = {}
+    for (area, what), n in counts.items():
+        areas.setdefault(area, []).append(f"{n} {what if n == 1 and what != 'person or thing' else plural[what]}")
+    sentences = []
+    for area, parts in areas.items():
+        where = f" of {area}" if area else ""
+        sentences.append(f"{_names(parts)}{where}.")
+    return sentences
+
+
+def render_brief(material: dict, settings: Settings | None = None) -> BriefView:
+    """Turn brief material (see queries.brief.brief_material) into text, its lines with their sources,
+    packed into the token budget."""
+    settings = settings or get_settings()
     version = material["version"]
-    sources: dict[str, PageRef] = {}
-
-    def cite(page: dict) -> None:
-        sources.setdefault(page["slug"], PageRef(slug=page["slug"], title=page["title"], kind=PageKind(page["kind"])))
-
     if material["sources"] == 0 and not material["you_facts"]:
         return BriefView(text=EMPTY_BRIEF, sources=[], graph_version=version)
 
-    paragraphs: list[str] = []
-    name = material["name"]
-    owner_phrase = "Your graph" if name == "You" else f"{name}'s graph"
-    who = f"{owner_phrase} holds {material['sources']} source{'s' if material['sources'] != 1 else ''}."
-    if material["you_facts"]:
-        who += " In their own words: " + " ".join(material["you_facts"][:3])
-        cite({"slug": "you", "title": name, "kind": "you"})
-    paragraphs.append(who)
+    packed = _pack(_candidates(material, settings), settings.brief_token_budget, settings.chars_per_token)
+    paragraphs: list[list[str]] = []
+    previous = None
+    for c in packed.lines:
+        section = c.line.section
+        if section in ("decision", "action", "question"):
+            paragraphs[-1].append(f"- {c.line.text}")
+        elif section == "about" or (section == "changed" and previous == "you"):
+            paragraphs[-1].append(c.line.text)
+        elif section == "matters":
+            if previous != "matters":
+                paragraphs.append([MATTERS_HEADING])
+            paragraphs[-1].append(f"- {c.line.text}")
+        else:
+            paragraphs.append([c.line.text])
+        previous = section
+    omitted = _omitted(packed.left_out)
+    if omitted:
+        paragraphs.append([f"Left out to stay within about {settings.brief_token_budget} tokens: " + " ".join(omitted)
+                           + " compile on a focus area (or on 'you') gives the rest."])
+    text = "\n\n".join("\n".join(_joined(p)) for p in paragraphs)
+    sources: dict[str, PageRef] = {}
+    for c in packed.lines:
+        for ref in c.line.sources:
+            sources.setdefault(ref.slug, ref)
+    return BriefView(text=text, sources=list(sources.values()), lines=[c.line for c in packed.lines],
+                     omitted=omitted, estimated_tokens=tokens_of(text, settings.chars_per_token),
+                     graph_version=version)
 
-    if material["focus"]:
-        parts = []
-        for focus in material["focus"]:
-            cite(focus)
-            members = [m for m in focus["members"] if m and m.get("slug")]
-            for m in members[:4]:
-                cite(m)
-            around = f" (with {_names(members, 4)})" if members else ""
-            parts.append(f"{focus['title']}{around}")
-        paragraphs.append("Working on: " + "; ".join(parts) + ".")
 
-    lines = []
-    for kind, phrase in _KIND_PHRASES.items():
-        pages = material["top"].get(kind.value, [])
-        if not pages:
-            continue
-        for p in pages[:6]:
-            cite(p)
-        lines.append(f"{phrase}: {_names(pages, 6)}.")
-    if lines:
-        paragraphs.append(" ".join(lines))
-
-    return BriefView(text="\n\n".join(paragraphs), sources=list(sources.values()), graph_version=version)
+def _joined(paragraph: list[str]) -> list[str]:
+    """A heading and the sentences after it share a line; bullets keep lines of their own."""
+    out: list[str] = []
+    for line in paragraph:
+        if out and not line.startswith("- ") and not out[-1].startswith("- ") and out[-1] != MATTERS_HEADING:
+            out[-1] += " " + line
+        else:
+            out.append(line)
+    return out
 
 
 def current_brief(driver: neo4j.Driver, owner: str) -> BriefView:
@@ -89,15 +298,19 @@ def current_brief(driver: neo4j.Driver, owner: str) -> BriefView:
 
 
 def rebuild_brief(driver: neo4j.Driver, owner: str) -> BriefView:
-    material = db.read(driver, brief_material, owner, get_settings().brief_max_pages)
-    brief = render_brief(material)
+    settings = get_settings()
+    _, previous = db.read(driver, load_brief, owner)
+    since = previous.built_at if previous else None
+    material = db.read(driver, brief_material, owner, settings, None, since)
+    brief = render_brief(material, settings)
     return db.write(driver, store_brief, owner, brief).model_copy(update={"cached": False})
 
 
 def scoped_brief(driver: neo4j.Driver, owner: str, visible: list[str]) -> BriefView:
     """The brief of what one access key's scope can see (not stored: the cache holds the full one)."""
-    material = db.read(driver, brief_material, owner, get_settings().brief_max_pages, visible)
-    return render_brief(material)
+    settings = get_settings()
+    material = db.read(driver, brief_material, owner, settings, visible)
+    return render_brief(material, settings)
 
 
 def brief_is_stale(driver: neo4j.Driver, owner: str) -> bool:

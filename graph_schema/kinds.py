@@ -33,3 +33,12 @@ class SourceStatus(str, Enum):
 
 # Kinds an entity found in text may take; `you` and `focus` pages are made by the pipeline itself.
 ENTITY_KINDS = (PageKind.PERSON, PageKind.ORGANISATION, PageKind.PROJECT, PageKind.TOOL, PageKind.TOPIC)
+
+
+class FactKind(str, Enum):
+    """What a sentence is, read from its wording by rule (pipeline.fact_kinds)."""
+
+    DECISION = "decision"  # agreed, decided, approved, signed, chose…
+    ACTION = "action"  # someone will do something, often by a date
+    QUESTION = "question"  # open: a question, "whether…", "TBD", a decision still to take
+    STATEMENT = "statement"  # anything else

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graph_schema.kinds import PageKind, SourceKind
+from graph_schema.kinds import FactKind, PageKind, SourceKind
 
 
 class Model(BaseModel):
@@ -78,6 +78,9 @@ class CandidateFact(Model):
     start: int
     end: int
     entities: list[int]  # indexes into ExtractedDocument.entities
+    kind: FactKind = FactKind.STATEMENT  # set by pipeline.fact_kinds from the sentence's wording
+    owner: str | None = None  # who is to act, when the sentence says (an entity's name, or "we")
+    due: str | None = None  # when, as the sentence says it ("before Friday", "by the end of March")
 
 
 class EntityRelation(Model):
@@ -183,6 +186,9 @@ class SourceRef(Model):
 class FactView(Model):
     id: str
     text: str
+    kind: FactKind = FactKind.STATEMENT
+    owner: str | None = None
+    due: str | None = None
     first_seen: datetime | None = None
     sources: list[SourceRef] = Field(default_factory=list)
 
@@ -212,9 +218,21 @@ class SearchResult(Model):
     results: list[SearchHit] = Field(default_factory=list)
 
 
+class BriefLine(Model):
+    """One statement of the brief, with the pages and documents it rests on."""
+
+    section: Literal["you", "changed", "focus", "decision", "action", "question", "about", "matters"]
+    text: str
+    sources: list[PageRef] = Field(default_factory=list)
+    documents: list[str] = Field(default_factory=list)  # keys of the sources it was read from
+
+
 class BriefView(Model):
     text: str
     sources: list[PageRef] = Field(default_factory=list)
+    lines: list[BriefLine] = Field(default_factory=list)  # every statement of `text`, each with its sources
+    omitted: list[str] = Field(default_factory=list)  # what did not fit the token budget, in sentences
+    estimated_tokens: int = 0
     graph_version: int = 0
     built_at: datetime | None = None
     cached: bool = False
@@ -275,6 +293,9 @@ class FactWrite(Model):
     start: int
     end: int
     slugs: list[str]
+    kind: FactKind = FactKind.STATEMENT
+    owner: str | None = None
+    due: str | None = None
 
 
 class SourceWrite(Model):

@@ -112,7 +112,12 @@ class Settings(BaseSettings):
     # --- reading ------------------------------------------------------------------------------
     search_min_score: float = Field(default=0.30, description="Vector hits below this cosine score are ignored; full-text answers instead.")
     preview_chars: int = 200
-    brief_max_pages: int = 12
+    brief_max_pages: int = Field(default=12, description="The brief's 'who and what matters' considers at most this many pages.")
+    brief_token_budget: int = Field(default=400, description="The brief is packed into about this many tokens (estimated as characters / chars_per_token) and says what it left out.")
+    brief_max_focus: int = Field(default=6, description="The brief describes at most this many focus areas, most recently active first.")
+    brief_facts_per_focus: int = Field(default=12, description="The brief reads at most this many decisions, actions and open questions per focus area, newest first.")
+    brief_recent_sources: int = Field(default=50, description="'Lately' in the brief: who and what the newest this-many sources mention.")
+    brief_line_chars: int = Field(default=220, description="A sentence quoted in the brief is cut to this many characters.")
     get_page_max_facts: int = 200
     status_problems_shown: int = Field(default=20, description="`subtext status` lists at most this many failed or truncated documents per person.")
     status_runs_shown: int = Field(default=5, description="`subtext status` lists this many of the latest Dagster runs.")

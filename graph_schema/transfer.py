@@ -6,7 +6,8 @@ One JSON object per line, each with a `type`:
     page     slug, title, kind, aliases, name keys, body, embedding, when renamed or given its kind by hand
     source   a document or submission: key (its path in the upload folder), hash, status, reason
     chunk    a source's text in pieces, with character offsets
-    fact     text, retired flag, every source it came from with its character span, the pages it is about
+    fact     text, kind (decision, action, question or statement), action owner and due date if stated,
+             retired flag, every source it came from with its character span, the pages it is about
     mention  source, page, the character spans and surface forms, and how resolution decided
     link     RELATES_TO, IN_CONTEXT or POSSIBLY_SAME between two pages, with the sources behind it
              (and, on a RELATES_TO between a person and an organisation, those saying one works at the other)
@@ -33,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from graph_schema import db
 from graph_schema.errors import InvalidRequest
-from graph_schema.kinds import PageKind, SourceKind
+from graph_schema.kinds import FactKind, PageKind, SourceKind
 from graph_schema.queries.owners import bump_version, ensure_owner, lock_graph
 from graph_schema.queries.transfer import (
     EXPORT_QUERIES,
@@ -111,6 +112,9 @@ class FactRecord(_Record):
     id: str
     text: str
     retired: bool = False
+    kind: FactKind = FactKind.STATEMENT  # exports made before facts had kinds read as statements
+    action_owner: str | None = None  # who is to act, where the sentence says
+    due: str | None = None
     first_seen: str | None = None
     position: int | None = None
     created_by: str | None = None
@@ -186,6 +190,7 @@ def export_records(driver: neo4j.Driver, owner: str, batch: int = 1_000) -> Iter
                 if record_type == "fact":  # collected in no particular order; sorted so exports compare
                     row["about"] = sorted(row["about"])
                     row["sources"] = sorted(row["sources"], key=lambda s: (s["source"], s["start"] or 0))
+                    row["kind"] = row["kind"] or FactKind.STATEMENT.value  # written before facts had kinds
                 yield {"type": record_type, **row}
             if len(rows) < batch:
                 break

@@ -98,8 +98,10 @@ def build_server(service: GraphService | None = None, *, stdio: bool = False) ->
 
     @mcp.tool(title="Context brief", annotations=READ_ONLY)
     def brief() -> BriefView:
-        """A short brief about the user: who they are, what they are working on, and who and what
-        matters around it, plus the pages it was written from (`sources`). Call it once before your
+        """A short brief about the user: who they are, what they are working on (each focus area with
+        its latest decisions and what is open: actions with owner and due date, open questions), and
+        who and what matters around it, plus the pages it was written from (`sources`; `lines` gives
+        each statement with its own pages and documents, `omitted` what did not fit). Call it once before your
         first substantive answer and use it as background. It is cached and only rebuilt when the
         graph changes, so calling it again gains nothing. Through a limited access key it covers only
         what the key may see; if the connection is paused it says so and how to resume: tell the user."""

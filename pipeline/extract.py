@@ -41,6 +41,7 @@ from graph_schema.models import (
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline import names
+from pipeline.fact_kinds import type_facts
 from pipeline.header_people import read_header
 from pipeline.kind_model import type_entities
 from pipeline.speakers import attach_labels, read_meeting_notes, resolved_label_spans, works_at_pairs
@@ -537,6 +538,7 @@ def build_extracted(
                 )
             )
 
+    facts = type_facts(facts, text, entities, sentences, max_chars)  # decision, action, question or statement
     for index, entity in enumerate(entities):
         about = [f.text for f in facts if index in f.entities][:2]
         entity.context = _one_line(f"{entity.name}. " + " ".join(about), get_settings().entity_context_chars)

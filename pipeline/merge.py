@@ -12,7 +12,7 @@ import neo4j
 from graph_schema import db
 from graph_schema.errors import RunFailed
 from graph_schema.embedding import embed_texts
-from graph_schema.kinds import PageKind, SourceKind, SourceStatus
+from graph_schema.kinds import FactKind, PageKind, SourceKind, SourceStatus
 from graph_schema.models import (
     ChunkWrite,
     DocumentWrite,
@@ -110,13 +110,16 @@ def plan_document_write(owner: str, resolved: ResolvedDocument) -> DocumentWrite
     seen_fact_ids: set[str] = set()
     for fact in extracted.facts:
         slugs = sorted({slug_of[e] for e in fact.entities} | ({home} if home else set()))
+        if not slugs and fact.kind is not FactKind.STATEMENT and resolved.focus_slug:
+            slugs = [resolved.focus_slug]  # a decision or open item naming no one belongs to its focus area
         if not slugs:
             continue
         fid = fact_id(owner, fact.text)
         if fid in seen_fact_ids:
             continue
         seen_fact_ids.add(fid)
-        facts.append(FactWrite(id=fid, text=fact.text, start=fact.start, end=fact.end, slugs=slugs))
+        facts.append(FactWrite(id=fid, text=fact.text, start=fact.start, end=fact.end, slugs=slugs,
+                               kind=fact.kind, owner=fact.owner, due=fact.due))
         # Pages sharing a fact relate; a focus area is joined by IN_CONTEXT instead.
         related = sorted({slug_of[e] for e in fact.entities} | ({resolved.anchor.slug} if resolved.anchor else set()))
         relations.update(combinations(related, 2))

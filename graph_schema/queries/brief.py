@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 import neo4j
 
 from graph_schema.kinds import PageKind
-from graph_schema.models import BriefView, PageRef
+from graph_schema.models import BriefLine, BriefView, PageRef
 from graph_schema.queries.pages import to_native
+from graph_schema.settings import Settings
 
 YOU_MATERIAL = """
 MATCH (o:Owner {id: $owner})
@@ -24,39 +26,97 @@ CALL (o) {
 RETURN o.version AS version, coalesce(you.title, o.name) AS name, facts, sources
 """
 
+# Focus areas, most recently active first: when their sources last arrived, the members most
+# sources mention, and their decisions, actions and open questions (newest first) plus the
+# earliest statements (to say what the area is). A fact is read only when every page it is about
+# is visible, so a key's scoped brief never quotes a sentence naming what the key cannot see.
 FOCUS_MATERIAL = """
 MATCH (focus:Page:Focus {owner: $owner})
 WHERE $visible IS NULL OR focus.slug IN $visible
-OPTIONAL MATCH (m:Page {owner: $owner})-[:IN_CONTEXT]->(focus)
-WHERE $visible IS NULL OR m.slug IN $visible
-WITH focus, m
-OPTIONAL MATCH (m)<-[x:MENTIONS]-(:Source {owner: $owner, status: 'ingested'})
-WITH focus, m, count(x) AS weight
-ORDER BY weight DESC, m.title
-WITH focus, collect(m {.slug, .title, .kind})[..$per_focus] AS members, count(m) AS member_count
+CALL (focus) {
+  OPTIONAL MATCH (s:Source {owner: $owner, focus: focus.slug, status: 'ingested'})
+  RETURN count(s) AS source_count, max(s.ingested_at) AS last_activity
+}
+CALL (focus) {
+  OPTIONAL MATCH (m:Page {owner: $owner})-[:IN_CONTEXT]->(focus)
+  WHERE $visible IS NULL OR m.slug IN $visible
+  OPTIONAL MATCH (m)<-[x:MENTIONS]-(:Source {owner: $owner, status: 'ingested'})
+  WITH m, count(x) AS weight ORDER BY weight DESC, m.title
+  RETURN collect(m {.slug, .title, .kind})[..$per_focus] AS members, count(m) AS member_count
+}
+WITH focus, source_count, last_activity, members, member_count
 WHERE member_count > 0  // an area whose documents are all gone stays a page (keys name it), not news
-RETURN focus.slug AS slug, focus.title AS title, 'focus' AS kind, members, member_count, focus.updated_at AS updated_at
-ORDER BY member_count DESC, updated_at DESC
+WITH focus, source_count, members, member_count, coalesce(last_activity, focus.updated_at) AS last_activity
+ORDER BY last_activity DESC, member_count DESC
 LIMIT $max_focus
+CALL (focus) {
+  CALL (focus) {
+    MATCH (:Source {owner: $owner, focus: focus.slug, status: 'ingested'})<-[:FROM]-(f:Fact)
+    RETURN f
+    UNION
+    MATCH (f:Fact)-[:ABOUT]->(focus)
+    RETURN f
+  }
+  WITH DISTINCT f WHERE NOT f.retired
+  WITH f, [(f)-[:ABOUT]->(q:Page) | q] AS about
+  WHERE $visible IS NULL OR all(q IN about WHERE q.slug IN $visible)
+  WITH f, about, [(f)-[:FROM]->(s:Source {status: 'ingested'}) | s] AS froms
+  WHERE size(froms) > 0
+  ORDER BY f.first_seen DESC, f.position
+  RETURN f {.id, .text, .kind, owner: f.action_owner, .due, .first_seen, .position,
+            documents: [s IN froms | s.key],
+            earliest: reduce(e = null, s IN froms | CASE WHEN e IS NULL OR s.ingested_at < e THEN s.ingested_at ELSE e END),
+            about: [q IN about | q {.slug, .title, .kind}],
+            owner_page: head([q IN about WHERE f.action_owner IS NOT NULL AND (q.title = f.action_owner OR f.action_owner IN coalesce(q.aliases, []))
+                              | q {.slug, .title, .kind}])} AS fact
+}
+WITH focus, source_count, members, member_count, last_activity, collect(fact) AS facts
+WITH focus, source_count, members, member_count, last_activity,
+     [f IN facts WHERE coalesce(f.kind, 'statement') <> 'statement'] AS typed,
+     [f IN facts WHERE coalesce(f.kind, 'statement') = 'statement'] AS statements
+RETURN focus.slug AS slug, focus.title AS title, 'focus' AS kind, members, member_count, source_count,
+       last_activity,
+       typed[..$max_typed] AS typed, size(typed) AS typed_total, statements[..$max_statements] AS statements
+"""
+# Who and what matters lately: pages the newest sources mention, by how many of them do, with
+# their newest facts (to say why in a few words).
+TOP_PAGES = """
+MATCH (s:Source {owner: $owner, status: 'ingested'})
+WITH s ORDER BY s.ingested_at DESC LIMIT $recent_sources
+MATCH (s)-[:MENTIONS]->(p:Page)
+WHERE p.kind IN $kinds AND ($visible IS NULL OR p.slug IN $visible)
+WITH p, count(s) AS recent, max(s.ingested_at) AS last_seen
+ORDER BY recent DESC, last_seen DESC, p.fact_count DESC, p.title
+LIMIT $max_pages
+CALL (p) {
+  OPTIONAL MATCH (f:Fact)-[:ABOUT]->(p)
+  WHERE NOT f.retired AND ($visible IS NULL OR all(x IN [(f)-[:ABOUT]->(q:Page) | q.slug] WHERE x IN $visible))
+  WITH f ORDER BY f.first_seen DESC, f.position
+  RETURN collect(f.text)[..$facts_per_page] AS facts
+}
+RETURN p.slug AS slug, p.title AS title, p.kind AS kind, coalesce(p.aliases, []) AS aliases, recent, facts
+ORDER BY recent DESC, last_seen DESC, p.fact_count DESC, p.title
 """
 
-# What matters most: the things the most sources talk about, per kind.
-TOP_PAGES = """
-MATCH (p:Page {owner: $owner})
-WHERE p.kind IN $kinds AND ($visible IS NULL OR p.slug IN $visible)
-OPTIONAL MATCH (p)<-[x:MENTIONS]-(:Source {owner: $owner, status: 'ingested'})
-WITH p, count(x) AS sources
-WHERE sources > 0
-WITH p.kind AS kind, p, sources ORDER BY sources DESC, p.fact_count DESC, p.title
-WITH kind, collect(p {.slug, .title, .kind, sources: sources})[..$per_kind] AS pages
-RETURN kind, pages
+# What arrived since the previous brief was built: documents and submissions, and new decisions.
+CHANGED_SINCE = """
+OPTIONAL MATCH (s:Source {owner: $owner, status: 'ingested'})
+WHERE s.ingested_at > $since
+  AND ($visible IS NULL OR EXISTS { (s)-[:MENTIONS]->(p:Page) WHERE p.slug IN $visible })
+WITH s ORDER BY s.ingested_at DESC
+WITH collect(s.key) AS keys
+OPTIONAL MATCH (f:Fact {owner: $owner})
+WHERE f.first_seen > $since AND NOT f.retired AND f.kind IN ['decision', 'action', 'question']
+  AND ($visible IS NULL OR all(x IN [(f)-[:ABOUT]->(q:Page) | q.slug] WHERE x IN $visible))
+RETURN keys, count(CASE WHEN f.kind = 'decision' THEN 1 END) AS decisions,
+       count(CASE WHEN f.kind <> 'decision' THEN 1 END) AS open_items
 """
 
 LOAD_BRIEF = """
 MATCH (o:Owner {id: $owner})
 OPTIONAL MATCH (b:Brief {owner: $owner})
 RETURN o.version AS version, b.text AS text, b.sources AS sources, b.version AS built_version,
-       b.built_at AS built_at
+       b.built_at AS built_at, b.lines AS lines, b.omitted AS omitted, b.estimated_tokens AS estimated_tokens
 """
 
 # A rebuild stores its brief only if no newer one is stored: two rebuilds racing (or a slow one
@@ -68,17 +128,34 @@ SET b._lock = true
 REMOVE b._lock
 WITH b
 WHERE b.version IS NULL OR b.version <= $version
-SET b.text = $text, b.sources = $sources, b.version = $version, b.built_at = datetime()
+SET b.text = $text, b.sources = $sources, b.version = $version, b.built_at = datetime(),
+    b.lines = $lines, b.omitted = $omitted, b.estimated_tokens = $estimated_tokens
 RETURN b.built_at AS built_at
 """
 
 
-def brief_material(tx: neo4j.ManagedTransaction, owner: str, max_pages: int, visible: list[str] | None = None) -> dict:
-    """What the brief is written from; only pages in `visible` when a key's scope limits it."""
+def brief_material(
+    tx: neo4j.ManagedTransaction, owner: str, settings: Settings, visible: list[str] | None = None,
+    since: datetime | None = None,
+) -> dict:
+    """What the brief is written from; only pages in `visible` when a key's scope limits it, and
+    what arrived after `since` (the previous brief) when it is given."""
     you = tx.run(YOU_MATERIAL, owner=owner, max_facts=5, visible=visible).single()
-    focus = [dict(r) for r in tx.run(FOCUS_MATERIAL, owner=owner, per_focus=6, max_focus=6, visible=visible)]
+    focus = []
+    for record in tx.run(FOCUS_MATERIAL, owner=owner, per_focus=6, max_focus=settings.brief_max_focus,
+                         max_typed=settings.brief_facts_per_focus, max_statements=5, visible=visible):
+        row = dict(record)
+        row["last_activity"] = to_native(row["last_activity"])
+        for fact in (*row["typed"], *row["statements"]):
+            fact["first_seen"] = to_native(fact["first_seen"])
+            fact["earliest"] = to_native(fact["earliest"])
+        focus.append(row)
     kinds = [k.value for k in (PageKind.PERSON, PageKind.ORGANISATION, PageKind.PROJECT, PageKind.TOOL, PageKind.TOPIC)]
-    top = {r["kind"]: r["pages"] for r in tx.run(TOP_PAGES, owner=owner, kinds=kinds, per_kind=max_pages, visible=visible)}
+    top = [dict(r) for r in tx.run(TOP_PAGES, owner=owner, kinds=kinds, max_pages=settings.brief_max_pages,
+                                   recent_sources=settings.brief_recent_sources, facts_per_page=6, visible=visible)]
+    changed = None
+    if since is not None:
+        changed = dict(tx.run(CHANGED_SINCE, owner=owner, since=since, visible=visible).single())
     return {
         "version": you["version"] if you else 0,
         "name": you["name"] if you else "You",
@@ -86,6 +163,7 @@ def brief_material(tx: neo4j.ManagedTransaction, owner: str, max_pages: int, vis
         "sources": you["sources"] if you else 0,
         "focus": focus,
         "top": top,
+        "changed": changed,
     }
 
 
@@ -97,9 +175,13 @@ def load_brief(tx: neo4j.ManagedTransaction, owner: str) -> tuple[int, BriefView
     if record["text"] is None:
         return record["version"], None
     sources = [PageRef(**s) for s in json.loads(record["sources"] or "[]")]
+    lines = [BriefLine(**line) for line in json.loads(record["lines"] or "[]")]
     return record["version"], BriefView(
         text=record["text"],
         sources=sources,
+        lines=lines,
+        omitted=record["omitted"] or [],
+        estimated_tokens=record["estimated_tokens"] or 0,
         graph_version=record["built_version"],
         built_at=to_native(record["built_at"]),
         cached=True,
@@ -110,5 +192,7 @@ def store_brief(tx: neo4j.ManagedTransaction, owner: str, brief: BriefView) -> B
     """Store the brief unless a newer one is stored already; the brief is returned either way
     (it was right for its version, and the caller asked for that version)."""
     sources = json.dumps([s.model_dump(mode="json") for s in brief.sources])
-    record = tx.run(STORE_BRIEF, owner=owner, text=brief.text, sources=sources, version=brief.graph_version).single()
+    lines = json.dumps([line.model_dump(mode="json") for line in brief.lines])
+    record = tx.run(STORE_BRIEF, owner=owner, text=brief.text, sources=sources, version=brief.graph_version,
+                    lines=lines, omitted=brief.omitted, estimated_tokens=brief.estimated_tokens).single()
     return brief.model_copy(update={"built_at": to_native(record["built_at"])}) if record else brief

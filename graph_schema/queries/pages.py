@@ -6,7 +6,7 @@ from typing import Any
 
 import neo4j
 
-from graph_schema.kinds import PageKind, SourceKind
+from graph_schema.kinds import FactKind, PageKind, SourceKind
 from graph_schema.models import FactView, LinkView, PageDetail, PageRef, SourceRef
 
 GET_PAGE = """
@@ -18,7 +18,7 @@ WITH p, collect(f) AS all_facts
 RETURN p {.slug, .title, .kind, .body, .aliases, .created_at, .updated_at} AS page,
        size(all_facts) AS facts_total,
        [f IN all_facts[..$max_facts] | {
-           id: f.id, text: f.text, first_seen: f.first_seen,
+           id: f.id, text: f.text, first_seen: f.first_seen, kind: f.kind, owner: f.action_owner, due: f.due,
            sources: [(f)-[r:FROM]->(s:Source {owner: $owner}) WHERE s.status <> 'retired' | {
                source_id: s.id, key: s.key, kind: s.kind, title: s.title, author: s.author,
                start: r.start, end: r.end}]
@@ -67,6 +67,9 @@ def get_page(
         FactView(
             id=f["id"],
             text=f["text"],
+            kind=FactKind(f["kind"] or FactKind.STATEMENT),  # facts written before kinds existed are statements
+            owner=f["owner"],
+            due=f["due"],
             first_seen=to_native(f["first_seen"]),
             sources=[SourceRef(**{**s, "kind": SourceKind(s["kind"])}) for s in f["sources"]],
         )

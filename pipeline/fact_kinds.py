@@ -1,0 +1,226 @@
+"""What a fact is: a decision, an action, an open question or a plain statement, read by rule.
+
+No model: cue words and the shape of the sentence, in this order (the first that applies wins):
+
+1. a label the writer put first: "Decision:", "Action:", "TODO", "Open question:";
+2. a sentence that asks (it ends with a question mark) is a question;
+3. a decision not taken yet ("has not decided", "need to agree", "TBD") is a question;
+4. a decision verb in the past or present ("agreed", "decided", "approved", "signed", "we chose",
+   "will ship") is a decision, with who decided when the sentence starts with them;
+5. someone who is to act ("Sofia will …", "Priya to …", "asked Daniel for …", "Marta joined and will …")
+   is an action;
+6. an open point ("whether …", "unclear", "unknown") is a question;
+7. a due date with a word of obligation ("wants a deck by Friday") is an action without an owner;
+8. anything else is a statement.
+
+A due date is read whatever the kind: "by", "before", "due" or "no later than" followed by a day,
+a month, a date or "the end of …". Owners are names (a capitalised run of words that is not a
+function word such as "It" or "This"), or "we" / "I"; where extraction knows the entity at that
+place, its fullest name stands in ("Daniel" becomes "Daniel Okafor").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from graph_schema.kinds import FactKind, PageKind
+from graph_schema.models import CandidateFact, DocumentEntity
+
+_WEEKDAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?"
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+          r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
+_PERIOD = rf"(?:day|week|month|quarter|year|sprint|{_MONTH}|{_WEEKDAY}|q[1-4])"
+_DATE = (
+    rf"(?:(?:the\s+)?(?:end|start|beginning|middle|close)\s+of\s+(?:the\s+)?(?:next\s+|this\s+)?{_PERIOD}"
+    rf"|(?:next|this|the\s+coming|coming)\s+{_PERIOD}"
+    rf"|{_WEEKDAY}(?:\s+{_ORDINAL}(?:\s+{_MONTH})?)?"
+    rf"|{_ORDINAL}\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?"
+    rf"|{_MONTH}(?:\s+{_ORDINAL})?(?:,?\s+\d{{4}})?"
+    r"|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?"
+    r"|tomorrow|tonight|today|eod|eow|cob|noon|midnight|q[1-4](?:\s+\d{4})?"
+    r"|the\s+(?:next|following)\s+(?:meeting|call|review|release)"
+    r"|(?:a|one|two|three|four|five|six|\d+)\s+(?:days?|weeks?|months?))"
+)
+_DUE = re.compile(
+    rf"\b(?:by|before|due(?:\s+(?:on|by))?|until|no\s+later\s+than|ahead\s+of|within|deadline(?:\s+is)?:?)\s+({_DATE})\b",
+    re.IGNORECASE,
+)
+# A due date alone says when something happened ("released before May 2019"); with one of these
+# words it says when something is to be done.
+_OBLIGATION = re.compile(
+    r"\b(?:will|'ll|shall|must|should|need|needs|want|wants|expects?|asked|due|deadline|please|"
+    r"has\s+to|have\s+to|is\s+to|are\s+to)\b",
+    re.IGNORECASE,
+)
+
+# A name: a run of capitalised words (with the particles of surnames), at most five.
+_NAME = r"[A-Z][\w'’.-]*(?:\s+(?:(?:van|von|de|der|den|da|di|del|la|le|al|bin)\s+)?[A-Z][\w'’.-]*){0,4}"
+_PRONOUN = r"(?:[Ww]e|I)"
+_SUBJECT = rf"(?P<owner>{_NAME}|{_PRONOUN})"
+# Where a clause starts: the sentence's start, after ';' or ':', or after a joining word.
+_CLAUSE = r"(?:^|[;:]\s*|,\s*|\s(?:and|but|so|then|while)\s+)"
+# Capitalised words that start sentences but name nobody.
+_NOT_OWNERS = {
+    "it", "this", "that", "these", "those", "there", "here", "he", "she", "they", "you", "what", "which",
+    "who", "everyone", "everybody", "someone", "somebody", "nobody", "nothing", "everything", "each",
+    "both", "all", "some", "any", "one", "the", "a", "an", "if", "when", "then", "also", "so", "but",
+    "and", "or", "our", "their", "his", "her", "its", "my", "your", "no", "yes", "please", "next",
+    # capitalised prepositions that open a sentence ("According to …", "Due to …")
+    "according", "due", "thanks", "prior", "owing", "in", "on", "at", "as", "with", "for", "from", "by", "of", "to",
+}
+
+_LABEL = re.compile(
+    r"^\W*(?P<label>decisions?|decided|agreed|resolved|resolutions?|outcome|"
+    r"action(?:\s+items?)?|actions|ai|todo|to-?do|next\s+steps?|follow[- ]?ups?|"
+    r"open\s+questions?|open\s+issues?|questions?|q|tbd|tbc)\s*(?:\((?P<who>[^)]{1,60})\))?\s*[:\-–—]\s*(?P<rest>.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+_LABEL_KINDS = [
+    (re.compile(r"^(?:decisions?|decided|agreed|resolved|resolutions?|outcome)$", re.I), FactKind.DECISION),
+    (re.compile(r"^(?:action(?:\s+items?)?|actions|ai|todo|to-?do|next\s+steps?|follow[- ]?ups?)$", re.I), FactKind.ACTION),
+    (re.compile(r"^(?:open\s+questions?|open\s+issues?|questions?|q|tbd|tbc)$", re.I), FactKind.QUESTION),
+]
+_TODO = re.compile(r"\bTODO\b|\bFIXME\b")
+
+_ASKS = re.compile(r"\?[\"'”’)\]]*\s*$")
+_DECISION_WORDS = (
+    r"agreed|agrees|decided|decides|approved|approves|signed\s+off|signed(?!\s+(?:up|in|out|into)\b)|chose|"
+    r"chosen|selected|settled\s+on|opted\s+(?:for|to)|resolved\s+to|committed\s+to|accepted|adopted|rejected|"
+    r"went\s+with|will\s+ship|shipped|finali[sz]ed"
+)
+_DECISION = re.compile(rf"\b(?:{_DECISION_WORDS})\b", re.IGNORECASE)
+_DECIDER = re.compile(rf"{_CLAUSE}{_SUBJECT}\s+(?:(?:has|have|had|finally|formally|then|also|all)\s+)*(?:{_DECISION_WORDS})\b")
+_PENDING = re.compile(
+    r"\b(?:(?:not|n't|never)\s+(?:yet\s+)?(?:been\s+)?(?:agreed|decided|approved|signed|chosen|settled|finali[sz]ed)"
+    r"|(?:to|will|must|should|shall|need\s+to|needs\s+to|has\s+to|have\s+to|yet\s+to|still\s+to|can|could|would)"
+    r"\s+(?:\w+\s+)?(?:decide|agree|approve|choose|select|sign\s+off|settle)"
+    r"|undecided|to\s+be\s+(?:decided|determined|confirmed|agreed|defined|discussed)|tbd|tbc)\b",
+    re.IGNORECASE,
+)
+_OPEN = re.compile(
+    r"\b(?:open\s+question|open\s+issue|whether|unclear|unknown|unresolved|not\s+(?:yet\s+)?(?:clear|sure|known|certain))\b",
+    re.IGNORECASE,
+)
+_MODAL = (r"(?:will|shall|'ll|’ll|is\s+going\s+to|are\s+going\s+to|am\s+going\s+to|is\s+to|are\s+to|needs\s+to|"
+          r"need\s+to|has\s+to|have\s+to|must|should|owes?|is\s+responsible\s+for|are\s+responsible\s+for|"
+          r"volunteered\s+to|offered\s+to|promised\s+to)")
+# "should have said" looks back: not something still to do.
+_ACTOR_WILL = re.compile(rf"{_CLAUSE}{_SUBJECT}(?:\s+|(?=['’]ll)){_MODAL}\s+(?!have\b)\w")
+# "Marta joined the call and will send the notes": the sentence's subject does the later verb.
+_SUBJECT_WILL_LATER = re.compile(rf"^\W*{_SUBJECT}\s[^;:?]*?(?:,\s*|\s)and\s+(?:then\s+)?{_MODAL}\s+\w")
+_ACTOR_TO = re.compile(rf"^\W*{_SUBJECT}\s+to\s+[a-z]")  # minutes: "Priya to send the deck"
+_ASKED = re.compile(
+    rf"\b(?:asked|told|requested|reminded|invited|tasked)\s+(?P<owner>{_NAME}|us|me)\s+(?:for|to|with)\b"
+)
+
+
+@dataclass(frozen=True)
+class FactTyping:
+    kind: FactKind
+    owner: str | None = None  # as the sentence writes it
+    owner_at: int | None = None  # where in the sentence, so extraction can name the entity there
+    due: str | None = None
+
+
+def due_date(text: str) -> str | None:
+    """'before Friday', 'by the end of March': the first due date the sentence states."""
+    match = _DUE.search(text)
+    return " ".join(match.group(0).split()) if match else None
+
+
+def _owner(match: re.Match | None) -> tuple[str | None, int | None]:
+    if match is None:
+        return None, None
+    owner = match.group("owner")
+    first = owner.split()[0].strip("'’").lower()
+    if first in _NOT_OWNERS:
+        return None, None
+    if owner.lower() in ("us", "we"):
+        return "we", match.start("owner")
+    if owner in ("me", "I"):
+        return "I", match.start("owner")
+    return owner, match.start("owner")
+
+
+def _first_owner(text: str, *patterns: re.Pattern) -> tuple[str | None, int | None]:
+    """The first pattern's first match whose subject names someone."""
+    for pattern in patterns:
+        for match in pattern.finditer(text):
+            owner, at = _owner(match)
+            if owner:
+                return owner, at
+    return None, None
+
+
+def classify_sentence(text: str) -> FactTyping:
+    """Decision, action, question or statement, with owner and due date where the sentence states them."""
+    due = due_date(text)
+    label = _LABEL.match(text)
+    if label:
+        word = " ".join(label.group("label").lower().split())
+        kind = next(k for pattern, k in _LABEL_KINDS if pattern.match(word))
+        who = label.group("who")
+        rest = label.group("rest")
+        if who:
+            return FactTyping(kind, who.strip(), label.start("who"), due)
+        owner, at = _first_owner(rest, _ACTOR_TO, _ACTOR_WILL, _DECIDER, _ASKED)
+        offset = label.start("rest")
+        return FactTyping(kind, owner, None if at is None else at + offset, due)
+    if _ASKS.search(text):
+        return FactTyping(FactKind.QUESTION, due=due)
+    if _PENDING.search(text):
+        return FactTyping(FactKind.QUESTION, due=due)
+    if _DECISION.search(text):
+        owner, at = _first_owner(text, _DECIDER)
+        return FactTyping(FactKind.DECISION, owner, at, due)
+    owner, at = _first_owner(text, _ACTOR_TO, _ACTOR_WILL, _ASKED, _SUBJECT_WILL_LATER)
+    if owner or _TODO.search(text):
+        return FactTyping(FactKind.ACTION, owner, at, due)
+    if _OPEN.search(text):
+        return FactTyping(FactKind.QUESTION, due=due)
+    if due and _OBLIGATION.search(text):
+        return FactTyping(FactKind.ACTION, due=due)
+    return FactTyping(FactKind.STATEMENT, due=due)
+
+
+_ACTOR_KINDS = (PageKind.PERSON, PageKind.ORGANISATION, PageKind.YOU)
+
+
+def _one_line(text: str, limit: int) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def type_facts(
+    facts: list[CandidateFact], text: str, entities: list[DocumentEntity],
+    sentences: list[tuple[int, int]] = (), max_chars: int = 600,
+) -> list[CandidateFact]:
+    """Each fact with its kind, owner and due date; an owner that is a mention of an entity
+    (a person, an organisation, the person themself) is given that entity's fullest name.
+
+    A decision, action or question that names no entity ("We agreed to keep the data on site")
+    is a fact too (of the focus area its document is filed under, see pipeline.merge): what was
+    decided matters whether or not the sentence names someone.
+    """
+    taken = {(f.start, f.end) for f in facts}
+    unnamed = [CandidateFact(text=_one_line(text[s:e], max_chars), start=s, end=e, entities=[])
+               for s, e in sentences if (s, e) not in taken and text[s:e].strip()]
+    typed = []
+    for fact, named in [(f, True) for f in facts] + [(f, False) for f in unnamed]:
+        sentence = text[fact.start : fact.end]
+        lead = len(sentence) - len(sentence.lstrip())
+        typing = classify_sentence(sentence.strip())
+        if not named and typing.kind is FactKind.STATEMENT:
+            continue
+        owner = typing.owner
+        if owner and typing.owner_at is not None:
+            at = fact.start + lead + typing.owner_at
+            for index in fact.entities:
+                entity = entities[index]
+                if entity.kind in _ACTOR_KINDS and any(m.start <= at < m.end for m in entity.mentions):
+                    owner = entity.name
+                    break
+        typed.append(fact.model_copy(update={"kind": typing.kind, "owner": owner, "due": typing.due}))
+    return sorted(typed, key=lambda f: f.start)

@@ -1,0 +1,84 @@
+"""The brief on the sample uploads, through the real pipeline into real Neo4j: it names the focus
+areas, what was decided and what is open in them (typed, with owners and due dates, with sources),
+who matters around them, what changed since the last brief, and it stays within its token budget."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from graph_schema.brief import current_brief, render_brief
+from graph_schema.kinds import FactKind
+from graph_schema.queries.brief import brief_material
+from graph_schema.queries.pages import get_page
+from graph_schema.settings import PROJECT_ROOT, get_settings
+from graph_schema.transfer import import_records, parse_records, write_export
+from pipeline.run import ingest_paths
+from tests.conftest import write
+
+STATEMENTS = ("Priya Natarajan is leading the Harbour pitch", "Sofia Marquez started on the data platform team",
+              "Daniel Okafor from Northwind Logistics joined the call")
+
+
+def _lines(brief, section: str) -> list:
+    return [line for line in brief.lines if line.section == section]
+
+
+def test_the_brief_of_the_samples_says_what_was_decided_and_what_is_open(graph, tmp_path):
+    shutil.copytree(PROJECT_ROOT / "samples" / "uploads", graph["upload"], dirs_exist_ok=True)
+    assert {o.status for o in ingest_paths([graph["upload"]]).outcomes} == {"ingested"}
+    brief = current_brief(graph["driver"], graph["owner"])
+    print(brief.text)
+    settings = get_settings()
+
+    # It names the Harbour pitch as a focus area, with its page among the sources.
+    focus = [line for line in _lines(brief, "focus") if "harbour" in line.text.lower()]
+    assert focus and "harbour-pitch" in {s.slug for s in focus[0].sources}
+    # What was decided, typed as a decision and dated, with the document it was read from.
+    decided = [line for line in _lines(brief, "decision") if "build the prototype dashboard in Grafana" in line.text]
+    assert decided and "harbour-pitch/kickoff-notes.md" in decided[0].documents and decided[0].sources
+    # What is open: the question, and the request with its owner and due date.
+    question = [line for line in _lines(brief, "question") if "whether Acme Corporation wants the pitch" in line.text]
+    assert question and "acme-corporation" in {s.slug for s in question[0].sources}
+    asked = [line for line in _lines(brief, "action") if "asked Daniel for a contact" in line.text]
+    assert asked and "Daniel Okafor" in asked[0].text and "before Friday" in asked[0].text
+    assert {"daniel-okafor", "priya-natarajan"} <= {s.slug for s in asked[0].sources}
+    # Nothing of the wrong kind: plain statements are never listed as decisions or open items.
+    typed = [line.text for s in ("decision", "action", "question") for line in _lines(brief, s)]
+    assert not [t for t in typed for statement in STATEMENTS if statement in t]
+    assert not [line for line in _lines(brief, "decision") if "Open question" in line.text or "?" in line.text]
+    # Who matters around it, each with why; every statement keeps its sources, all of them listed.
+    matters = {s.slug for line in _lines(brief, "matters") for s in line.sources}
+    assert {"priya-natarajan", "daniel-okafor"} <= matters
+    assert all(line.sources or line.documents for line in brief.lines if line.section != "you")  # (the count)
+    assert {s.slug for line in brief.lines for s in line.sources} == {s.slug for s in brief.sources}
+    # Within budget; the stored brief reads back the same, statements and all.
+    assert brief.estimated_tokens <= settings.brief_token_budget
+    assert current_brief(graph["driver"], graph["owner"]).lines == brief.lines
+
+    # A smaller budget keeps the most important statements and says what it left out.
+    material = graph["db"].read(graph["driver"], brief_material, graph["owner"], settings)
+    small = render_brief(material, settings.model_copy(update={"brief_token_budget": 160}))
+    assert small.estimated_tokens <= 160 and small.omitted and "Left out" in small.text
+    assert _lines(small, "focus") and len(small.lines) < len(brief.lines)
+
+    # What changed since the last brief; the newest decision comes first in its area.
+    write(graph["upload"], "harbour-pitch/follow-up.md", "Priya Natarajan approved the berth dashboard mock-ups from Daniel Okafor.\n")
+    ingest_paths([graph["upload"]])
+    after = current_brief(graph["driver"], graph["owner"])
+    changed = _lines(after, "changed")
+    assert changed and "harbour-pitch/follow-up.md" in changed[0].text and "1 new decision" in changed[0].text
+    assert "approved the berth dashboard" in _lines(after, "decision")[0].text
+
+    # Kinds, owners and due dates survive export and import.
+    exported = tmp_path / "graph.jsonl"
+    with exported.open("w") as handle:
+        write_export(graph["driver"], graph["owner"], handle)
+    facts = [json.loads(line) for line in exported.read_text().splitlines() if '"type": "fact"' in line]
+    assert {f["kind"] for f in facts} == {k.value for k in FactKind}
+    other = f"{graph['owner']}-copy"
+    with exported.open() as handle:
+        import_records(graph["driver"], other, other, parse_records(handle, str(exported)))
+    page = graph["db"].read(graph["driver"], get_page, other, "daniel-okafor", 50)
+    request = next(f for f in page.facts if "asked Daniel for a contact" in f.text)
+    assert (request.kind, request.owner, request.due) == (FactKind.ACTION, "Daniel Okafor", "before Friday")

@@ -1,0 +1,94 @@
+"""A fact carries what it is (decision, action, question, statement), with its owner and due date
+where the sentence states them: the rules on sentences of their own, then through real spaCy."""
+
+from __future__ import annotations
+
+import pytest
+
+from graph_schema.kinds import FactKind
+from graph_schema.models import ParsedDocument
+from pipeline.extract import extract_documents
+from pipeline.fact_kinds import classify_sentence, due_date
+from pipeline.parse import chunk_text
+
+D, A, Q, S = FactKind.DECISION, FactKind.ACTION, FactKind.QUESTION, FactKind.STATEMENT
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind", "owner", "due"),
+    [
+        # decisions, with who decided when the sentence starts with them
+        ("The steering group decided to move the launch to the autumn.", D, None, None),
+        ("After a long debate we chose Terraform over Pulumi.", D, None, None),
+        ("Helga Brandt approved the travel budget on Tuesday.", D, "Helga Brandt", None),
+        ("Decision: the mobile app will ship without offline mode.", D, None, None),
+        ("The lease was signed and keys arrive next week.", D, None, None),
+        ("We agreed to freeze the API by the end of the month.", D, "we", "by the end of the month"),
+        # actions: someone who is to act, often by a date
+        ("Tomasz will draft the grant application by 12 June.", A, "Tomasz", "by 12 June"),
+        ("Action: Leila to book the meeting room before Thursday.", A, "Leila", "before Thursday"),
+        ("Action (Ines Duarte): collect the signed consent forms.", A, "Ines Duarte", None),
+        ("Chen asked Ruth for the revised floor plans before Monday.", A, "Ruth", "before Monday"),
+        ("TODO: rotate the staging credentials", A, None, None),
+        ("The board wants a costed plan by the end of Q3.", A, None, "by the end of Q3"),
+        ("Oskar joined the review and will send his notes to everyone.", A, "Oskar", None),
+        ("We will publish the survey results due 3 October.", A, "we", "due 3 October"),
+        # open questions
+        ("Open question: whether the warehouse lease covers the loading bay.", Q, None, None),
+        ("Can the vendor deliver the sensors in time?", Q, None, None),
+        ("It is still unclear who pays for the extra storage.", Q, None, None),
+        ("The committee has not yet decided on the venue.", Q, None, None),
+        ("We need to decide which payroll provider to keep.", Q, None, None),
+        ("Pricing for the second year is TBD.", Q, None, None),
+        # statements, including sentences that only look like the others
+        ("Marisol runs the field office in Valparaiso.", S, None, None),
+        ("It will rain most of the week in the valley.", S, None, None),
+        ("The museum reopened before March 2021 after the floods.", S, None, "before March 2021"),
+        ("Yusuf signed up for the evening class.", S, None, None),
+        ("The report lists the options the council will consider.", S, None, None),
+        ("According to the coach, the robot was named Bright Spark.", S, None, None),
+        ("I should have said earlier that the samples came back intact.", S, None, None),
+        ("In 1831 the academy rejected the paper, and Aubin waited until October to reply.", D, None, "until October"),
+        ("In 1831 Aubin waited until October to reply to the academy.", S, None, "until October"),
+    ],
+)
+def test_the_rules_read_what_a_sentence_is(sentence, kind, owner, due):
+    typing = classify_sentence(sentence)
+    assert (typing.kind, typing.owner, typing.due) == (kind, owner, due), typing
+
+
+def test_due_dates_are_read_in_their_common_shapes():
+    assert due_date("Send it by Friday.") == "by Friday"
+    assert due_date("Finish the audit before the end of next quarter, please.") == "before the end of next quarter"
+    assert due_date("The draft is due on 2027-01-15.") == "due on 2027-01-15"
+    assert due_date("Reply no later than 4 April 2027.") == "no later than 4 April 2027"
+    assert due_date("We stayed until the reorganisation settled.") is None
+
+
+def test_extraction_types_each_fact_and_names_the_owner_by_the_entity_there():
+    text = (
+        "Annika Lindgren opened the workshop for Baltic Ferries.\n\n"
+        "We decided to replace the booking system with Salesforce.\n\n"
+        "Annika Lindgren will prepare the migration plan, and Jonas Weber will review it before Friday.\n\n"
+        "Baltic Ferries asked Jonas for the licence costs by 20 May.\n\n"
+        "Open question: whether Baltic Ferries keeps its call centre.\n"
+    )
+    parsed = ParsedDocument(source_id="s", key="workshop.md", text=text, chunks=chunk_text(text, 1500))
+    facts = {f.text: f for f in extract_documents([parsed])[0].facts}
+    assert facts["Annika Lindgren opened the workshop for Baltic Ferries."].kind is S
+    decision = next(f for t, f in facts.items() if t.startswith("We decided"))
+    assert decision.kind is D
+    plan = next(f for t, f in facts.items() if t.startswith("Annika Lindgren will prepare"))
+    assert (plan.kind, plan.owner, plan.due) == (A, "Annika Lindgren", "before Friday")
+    asked = next(f for t, f in facts.items() if "licence costs" in t)
+    # "Jonas" alone is the name the document gives in full elsewhere: the owner is the full name
+    assert (asked.kind, asked.owner, asked.due) == (A, "Jonas Weber", "by 20 May")
+    question = next(f for t, f in facts.items() if t.startswith("Open question"))
+    assert question.kind is Q and question.owner is None
+
+
+def test_a_decision_naming_no_one_is_a_fact_and_a_plain_sentence_naming_no_one_is_not():
+    text = "We agreed to keep every record on site.\n\nThe weather was grey all week.\n"
+    parsed = ParsedDocument(source_id="s", key="notes.md", text=text, chunks=chunk_text(text, 1500))
+    facts = extract_documents([parsed])[0].facts
+    assert [(f.text, f.kind) for f in facts] == [("We agreed to keep every record on site.", D)]
