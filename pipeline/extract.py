@@ -321,12 +321,12 @@ def _preceding_word(text: str, start: int) -> str:
 def _local_names(text: str, group: _Group, name: str) -> list[str]:
     """The names of this entity that only mean it inside this document (see DocumentEntity.local_names)."""
     surfaces = sorted({m.surface for m in group.mentions} | group.extra_aliases)
-    local: list[str] = []
+    local = [s for s in surfaces if names.is_titles_only(s)]  # 'my Lords', 'the Prime Minister', whatever the model said
     if group.kind is PageKind.PERSON:
         full = _mention_key(name, PageKind.PERSON).split()
         for surface in surfaces:
             words = _mention_key(surface, PageKind.PERSON).split()
-            if names.is_titles_only(surface) or (surface != name and len(words) < len(full) and len(full) >= 2):
+            if surface not in local and surface != name and len(words) < len(full) and len(full) >= 2:
                 local.append(surface)  # 'Guido' alone, 'Mr. Roberts', 'Mr. Chief Justice'
     elif group.kind is PageKind.ORGANISATION:
         by_surface: dict[str, list[str]] = defaultdict(list)
@@ -364,7 +364,7 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]]) -> list[tuple
         if kind is PageKind.PERSON:
             start = names.start_with_titles(text, start)
         surface = text[start:end]
-        parts = names.conjoined_parts(surface, set(known))
+        parts = names.conjoined_parts(surface, set(known), person=kind is PageKind.PERSON)
         if parts:
             out.extend((start + s, start + e, known.get(normalise_name(surface[s:e]), kind)) for s, e in parts)
             continue

@@ -36,6 +36,7 @@ from graph_schema.models import CandidateFact, DocumentEntity, EntityMention, Ex
 from graph_schema.settings import Settings
 from graph_schema.slugs import normalise_name
 from pipeline.extract import _one_line
+from pipeline.fact_kinds import type_facts
 
 # The kinds whose names are looked for (the same as resolution's named kinds; `you` and focus
 # pages are not names in text).
@@ -212,8 +213,9 @@ def _with_fact(facts: list[CandidateFact], document: ExtractedDocument, start: i
         return
     unit_start, unit_end = _unit_of(document, start)
     text = document.parsed.text[unit_start:unit_end]
-    facts.insert(at + 1, CandidateFact(text=_one_line(text, settings.max_fact_chars), start=unit_start, end=unit_end,
-                                       entities=[index]))
+    fact = CandidateFact(text=_one_line(text, settings.max_fact_chars), start=unit_start, end=unit_end, entities=[index])
+    # Typed like every other fact (decision, action, question or statement, with owner and due date).
+    facts.insert(at + 1, type_facts([fact], document.parsed.text, document.entities)[0])
 
 
 def _owners(document: ExtractedDocument, gazetteer: Gazetteer) -> tuple[dict[str, int], dict[str, int]]:

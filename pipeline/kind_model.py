@@ -188,8 +188,9 @@ def decide_kind(entity: DocumentEntity, probabilities: dict[str, float], min_pro
 def _drop_entities(document: ExtractedDocument, dropped: dict[int, int | None]) -> None:
     """Remove entities by index, each folded into another entity or into none.
 
-    Facts are renumbered (a fact about a folded entity is about the one it joined), and a fact
-    about none of the remaining entities goes too.
+    Facts and relations are renumbered (a fact about a folded entity is about the one it joined);
+    a fact that was about dropped entities only goes too (a decision that never named anyone
+    stays: it is a fact of its focus area), and so does a relation with a dropped side.
     """
     if not dropped:
         return
@@ -204,9 +205,15 @@ def _drop_entities(document: ExtractedDocument, dropped: dict[int, int | None]) 
             new_index[index] = new_index[into]
     facts = []
     for fact in document.facts:
+        named = bool(fact.entities)
         fact.entities = sorted({new_index[i] for i in fact.entities if i in new_index})
-        if fact.entities or document.parsed.kind is SourceKind.SUBMISSION:
+        if fact.entities or not named or document.parsed.kind is SourceKind.SUBMISSION:
             facts.append(fact)
+    document.relations = [
+        r.model_copy(update={"subject": new_index[r.subject], "object": new_index[r.object]})
+        for r in document.relations
+        if r.subject in new_index and r.object in new_index and new_index[r.subject] != new_index[r.object]
+    ]
     document.entities = kept
     document.facts = facts
 

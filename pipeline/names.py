@@ -163,9 +163,25 @@ def name_key(surface: str, person: bool) -> str:
     return normalise_name(org_base(surface)) or normalise_name(surface)
 
 
+_ADDRESS = frozenset({"the", "my", "your", "his", "her", "our", "their", "this", "that", "said"})
+
+
 def is_titles_only(surface: str) -> bool:
-    """'Mr. Chief Justice', 'the Judge': a way to address someone, not a name."""
-    return bool(surface.split()) and not strip_honorifics(surface)
+    """'Mr. Chief Justice', 'the Judge', 'my Lords', 'the Prime Minister's': a way to address or
+    refer to someone by their office, not a name (the office has many holders across documents)."""
+    words = surface.replace("’", "'").split()
+    while words and words[0].lower() in _ADDRESS:
+        words = words[1:]
+    if not words:
+        return False
+    if words[-1].endswith("'s"):
+        words[-1] = words[-1][:-2]
+
+    def is_title(word: str) -> bool:
+        word = word.lower().strip(".,")
+        return word in _titles() or (word.endswith("s") and word[:-1] in _titles())
+
+    return all(is_title(part) for word in words for part in word.split("-") if part)
 
 
 def first_names_match(a: str, b: str) -> bool:
@@ -281,11 +297,13 @@ def known_part(surface: str, known: dict[str, str]) -> tuple[int, int] | None:
     return best
 
 
-def conjoined_parts(surface: str, known: set[str]) -> list[tuple[int, int]] | None:
+def conjoined_parts(surface: str, known: set[str], person: bool = False) -> list[tuple[int, int]] | None:
     """'Reuters and Bloomberg' -> the offsets of 'Reuters' and 'Bloomberg', when the prose names each alone.
 
     A name with 'and' in it ('Procter and Gamble', 'Union of Atheists and Agnostics') stays whole
-    unless both sides are names of their own in the same document.
+    unless both sides are names of their own in the same document. One person's name never has
+    'and' in it: a person span 'Makel and Plucker' (authors cited together) is two people when
+    each side is written like a name.
     """
     parts: list[tuple[int, int]] = []
     cursor = 0
@@ -297,4 +315,11 @@ def conjoined_parts(surface: str, known: set[str]) -> list[tuple[int, int]] | No
     parts.append((cursor, len(surface)))
     if all(normalise_name(surface[s:e]) in known for s, e in parts):
         return parts
+    if person and all(_written_like_a_name(surface[s:e]) for s, e in parts):
+        return parts
     return None
+
+
+def _written_like_a_name(part: str) -> bool:
+    words = part.split()
+    return 1 <= len(words) <= 3 and all(_capitalised(w) for w in words)

@@ -243,9 +243,11 @@ def _is_initials(alias: str) -> bool:
 def _matching_keys(entity: DocumentEntity) -> list[str]:
     """The keys an entity is looked up by. A person's initials ('AP' for Ada Park) stay names of
     their page, but a full name is not matched by them: two people of two notes share initials."""
+    keys = _name_keys(entity)  # never the names that only mean it inside its document ('Guido' alone)
     if entity.kind is PageKind.PERSON and len(entity.name.split()) > 1:
-        return [normalise_name(entity.name), *(normalise_name(a) for a in entity.aliases if not _is_initials(a))]
-    return _name_keys(entity)
+        initials = {normalise_name(a) for a in entity.aliases if _is_initials(a)}
+        keys = [k for k in keys if k not in initials] or keys
+    return keys
 
 
 def _exact_resolution(entity: DocumentEntity, index: int, page: KnownPage, method: str, evidence: str) -> EntityResolution:

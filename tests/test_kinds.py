@@ -105,3 +105,29 @@ def test_demo_software_is_a_tool(demo_kinds, name):
 @pytest.mark.parametrize("name", ["Acme Corporation", "Northwind Logistics"])
 def test_demo_companies_are_organisations(demo_kinds, name):
     assert demo_kinds.get(name) is PageKind.ORGANISATION
+
+
+def test_dropping_a_candidate_keeps_indexes_and_unnamed_decisions_right():
+    """Seen failing before the fix: a works_at relation kept the dropped entity's index (KeyError
+    in the merge), and a decision that never named anyone was dropped with the candidate."""
+    from graph_schema.kinds import FactKind
+    from graph_schema.models import CandidateFact, DocumentEntity, EntityRelation, ExtractedDocument, ParsedDocument
+    from pipeline.kind_model import _drop_entities
+
+    document = ExtractedDocument(
+        parsed=ParsedDocument(source_id="s", key="notes.md", text="x" * 100),
+        entities=[DocumentEntity(name=n, kind=PageKind.PERSON) for n in ("Wiki", "Ada Park", "Greenleaf Retail")],
+        facts=[
+            CandidateFact(text="Ada Park and the Wiki.", start=0, end=10, entities=[0, 1]),
+            CandidateFact(text="Only the Wiki.", start=10, end=20, entities=[0]),
+            CandidateFact(text="We agreed to ship in May.", start=20, end=30, entities=[], kind=FactKind.DECISION),
+        ],
+        relations=[EntityRelation(subject=1, object=2, type="works_at"), EntityRelation(subject=0, object=2, type="works_at")],
+    )
+    _drop_entities(document, {0: None})
+
+    assert [e.name for e in document.entities] == ["Ada Park", "Greenleaf Retail"]
+    assert [(f.text, f.entities) for f in document.facts] == [
+        ("Ada Park and the Wiki.", [0]), ("We agreed to ship in May.", [])
+    ]
+    assert [(r.subject, r.object) for r in document.relations] == [(0, 1)]
