@@ -213,9 +213,8 @@ def _with_fact(facts: list[CandidateFact], document: ExtractedDocument, start: i
         return
     unit_start, unit_end = _unit_of(document, start)
     text = document.parsed.text[unit_start:unit_end]
-    fact = CandidateFact(text=_one_line(text, settings.max_fact_chars), start=unit_start, end=unit_end, entities=[index])
-    # Typed like every other fact (decision, action, question or statement, with owner and due date).
-    facts.insert(at + 1, type_facts([fact], document.parsed.text, document.entities)[0])
+    facts.insert(at + 1, CandidateFact(text=_one_line(text, settings.max_fact_chars), start=unit_start, end=unit_end,
+                                       entities=[index]))
 
 
 def _owners(document: ExtractedDocument, gazetteer: Gazetteer) -> tuple[dict[str, int], dict[str, int]]:
@@ -268,6 +267,10 @@ def add_known_mentions(document: ExtractedDocument, gazetteer: Gazetteer, settin
             "mentions": sorted([*entity.mentions, *mentions], key=lambda m: m.start),
             "aliases": sorted({*entity.aliases, *spellings}),
         })
+    # The units that became facts here are typed like every other fact (decision, action, question
+    # or statement, with owner and due date), now that their entities hold the new mentions.
+    before = {(f.start, f.end) for f in document.facts}
+    facts = [f if (f.start, f.end) in before else type_facts([f], text, entities)[0] for f in facts]
     for index in new:
         entity = entities[index]
         about = [f.text for f in facts if index in f.entities][:2]

@@ -30,9 +30,9 @@ def test_gum_people_and_organisations(quality_owner):
     report = score.report
 
     assert score.documents == 27
-    assert report["recall"] >= 0.59
-    assert report["duplicate_page_rate"] <= 0.06
-    assert report["wrongly_merged_entity_rate"] <= 0.04
+    assert report["recall"] >= 0.77  # issue 13's target: 0.75
+    assert report["duplicate_page_rate"] <= 0.05  # target 0.05
+    assert report["wrongly_merged_entity_rate"] <= 0.05  # target 0.02: not met yet
 
 
 def test_softner_software_names(quality_owner):
@@ -40,5 +40,5 @@ def test_softner_software_names(quality_owner):
     print(format_entity_scores([tools, named]))
 
     assert tools.documents == 83
-    assert tools.report["recall"] >= 0.03
-    assert named.report["merge_precision"] >= 0.85
+    assert tools.report["recall"] >= 0.55  # issue 13's target: 0.60 on the full corpus
+    assert named.report["merge_precision"] >= 0.90

@@ -120,3 +120,13 @@ def test_a_page_of_the_graph_is_found_in_a_later_document_the_model_misreads(gra
     facts = {f.text: {s.key for s in f.sources} for f in page.facts}
     assert facts["Ask Harbourview Analytics about the invoice."] == {"follow-ups.md"}
     assert facts["Harbourview Analytics: renewal due in March"] == {"follow-ups.md"}
+
+
+def test_a_unit_that_becomes_a_fact_here_is_typed_like_any_other():
+    """Seen failing first with IndexError (the new entity was not yet in the list the fact was typed
+    against), and before that the fact stayed a statement."""
+    text = "Smith-Barney will send the invoice by Friday."
+    known = [_page("smith-barney", "Smith Barney", PageKind.ORGANISATION)]
+    [found] = recognise_known_names([_document(text)], known, get_settings())
+    [fact] = found.facts
+    assert fact.kind.value == "action" and fact.owner == "Smith-Barney" and fact.due == "by Friday"
