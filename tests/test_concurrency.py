@@ -124,9 +124,12 @@ async def test_ingest_runs_and_mcp_writes_at_once_lose_and_double_nothing(graph,
     assert all(a["facts_added"] >= 1 for a in edit_answers), edit_answers
     assert all(a["page"] is not None for a in rename_answers)
 
-    # No name split over two pages; the organisation both runs introduced is one page.
+    # No name split over two pages; the organisation both runs introduced is one page. A lone
+    # one-word person name ('Crane' read off a heading) is by design a page per document: nothing
+    # says two documents' lone 'Crane' are one person, serial runs or not (issue 13).
     split = _query(graph, "MATCH (p:Page {owner: $owner}) UNWIND p.name_keys AS name "
                           "WITH name, p.kind AS kind, collect(p.slug) AS slugs WHERE size(slugs) > 1 "
+                          "AND NOT (kind = 'person' AND NOT name CONTAINS ' ') "
                           "RETURN name, kind, slugs")
     assert split == []
     orion = _query(graph, "MATCH (p:Page {owner: $owner}) WHERE 'orion shipping' IN p.name_keys RETURN p.slug AS slug")
