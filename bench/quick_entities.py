@@ -79,11 +79,11 @@ class CachedEmbedder:
             self.path.write_bytes(pickle.dumps(self.store))
 
 
-def predictions(corpus: Path, limit: int | None = None) -> tuple[list[dict], int, float]:
+def resolve_in_memory(paths: list[Path]) -> tuple[list, dict[str, str], dict[str, str], int, float]:
+    """Resolve `paths` as one batch into an empty graph: (resolved documents, final page of each slug,
+    kind of each page, words, seconds spent in extract + resolve)."""
     settings = get_settings()
-    names = sorted(json.loads(line)["doc"] for line in (corpus / "gold.jsonl").open() if line.strip())
-    names = sorted(set(names))[:limit]
-    parsed = [parse_document(corpus / "docs" / n, n, "quick", settings) for n in names]
+    parsed = [parse_document(path, path.name, "quick", settings) for path in paths]
     embedder = CachedEmbedder()
     started = time.perf_counter()
     extracted = extract_documents(parsed, nlp=CachedNlp(), embed=embedder)
@@ -104,15 +104,23 @@ def predictions(corpus: Path, limit: int | None = None) -> tuple[list[dict], int
             slug = folded[slug]
         return slug
 
+    finals = {r.slug: final(r.slug) for document in resolved for r in document.resolutions}
+    return resolved, finals, kinds, sum(len(p.text.split()) for p in parsed), seconds
+
+
+def predictions(corpus: Path, limit: int | None = None) -> tuple[list[dict], int, float]:
+    names = sorted(json.loads(line)["doc"] for line in (corpus / "gold.jsonl").open() if line.strip())
+    names = sorted(set(names))[:limit]
+    resolved, finals, kinds, words, seconds = resolve_in_memory([corpus / "docs" / n for n in names])
     out = []
     for document in resolved:
         entities = document.extracted.entities
         for r in document.resolutions:
-            page = final(r.slug)
+            page = finals[r.slug]
             for m in entities[r.entity].mentions:
                 out.append({"doc": document.extracted.parsed.key, "start": m.start, "end": m.end, "page": page,
                             "kind": kinds.get(page, r.kind.value)})
-    return out, sum(len(p.text.split()) for p in parsed), seconds
+    return out, words, seconds
 
 
 def main() -> None:

@@ -35,6 +35,7 @@ from graph_schema.kinds import PageKind
 from graph_schema.models import CandidateFact, DocumentEntity, EntityMention, ExtractedDocument, KnownPage
 from graph_schema.settings import Settings
 from graph_schema.slugs import normalise_name
+from pipeline import names
 from pipeline.extract import _one_line
 from pipeline.fact_kinds import type_facts
 
@@ -75,6 +76,13 @@ def _entity_identity(entity: DocumentEntity, page_keys: dict[str, set[str]]) -> 
     return f"page:{next(iter(pages))}" if len(pages) == 1 else f"name:{key}"
 
 
+def _short_forms(entity: DocumentEntity) -> list[str]:
+    """'Tidewater' for the organisation 'Tidewater Freight' (names.distinctive_short_form)."""
+    if entity.kind is not PageKind.ORGANISATION:
+        return []
+    return [short for name in (entity.name, *entity.aliases) if (short := names.distinctive_short_form(names.org_base(name)))]
+
+
 def _worth_looking_for(key: str, kind: PageKind, lower_words: set[str], settings: Settings) -> bool:
     words = key.split()
     if len(key) < settings.gazetteer_min_chars or not words or len(words) > settings.gazetteer_max_words:
@@ -109,7 +117,7 @@ def build_gazetteer(documents: list[ExtractedDocument], known: list[KnownPage], 
             if entity.kind not in LOOKED_FOR_KINDS:
                 continue
             identity = _entity_identity(entity, gazetteer.page_keys)
-            for spelling in {entity.name, *entity.aliases, *entity.acronyms}:
+            for spelling in {entity.name, *entity.aliases, *entity.acronyms, *_short_forms(entity)}:
                 gazetteer.spellings.add(spelling)
                 holders[normalise_name(spelling)][identity][entity.kind] += 1
     for key, named in holders.items():

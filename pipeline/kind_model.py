@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
@@ -34,7 +35,9 @@ from graph_schema.kinds import PageKind, SourceKind
 from graph_schema.models import DocumentEntity, ExtractedDocument
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
+from pipeline.names import ends_in_organisation_head, is_common_word
 from pipeline.tool_candidates import (
+    ORGANISATION_APPOSITION,
     TOOL_AFTER,
     TOOL_AFTER_STRONG,
     TOOL_BEFORE,
@@ -62,6 +65,8 @@ ORGANISATION_AFTER = {"inc", "ltd", "llc", "corp", "corporation", "company", "gm
                       "contract", "account", "partnership", "spokesperson", "spokesman", "board", "university"}
 PLACE_BEFORE = {"in", "at", "near", "to", "from", "across", "around", "visit", "visiting", "north", "south",
                 "east", "west", "downtown", "city", "island"}
+# Kinds one name should not switch between from one note to the next (people are another matter).
+AGREEING_KINDS = frozenset({PageKind.ORGANISATION, PageKind.TOOL, PageKind.PROJECT})
 _PROJECT_NAME = re.compile(r"^project\s+\S|\S\s+project$", re.IGNORECASE)
 _INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
 _DIGIT = re.compile(r"\d")
@@ -230,11 +235,17 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
     dropped: dict[int, dict[int, int | None]] = {}
     candidates = {(d, e) for d, e in where if documents[d].entities[e].candidate}
     model = load_kind_model()
+    chances_of: dict[int, dict[str, float]] = {}  # id(entity) -> the classifier's probabilities
     for (d, e), row in zip(where, probabilities, strict=True):
         entity, text = documents[d].entities[e], documents[d].parsed.text
         chances = dict(zip(model.classes, row.tolist(), strict=True))
+        chances_of[id(entity)] = chances
         if is_project_name(text, entity):
             kind = PageKind.PROJECT
+        elif (_named_for_a_trade(entity) or _organisation_apposition(text, entity)) and (
+            chances["person"] < 0.5 and _strong_tool_cue_share(text, entity) < settings.kind_tool_cue_share
+        ):
+            kind = PageKind.ORGANISATION  # "Bellhaven Retail", "Fernway, our biggest customer"
         elif (
             _strong_tool_cue_share(text, entity) >= settings.kind_tool_cue_share
             and chances["person"] < 0.5
@@ -247,11 +258,56 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
             dropped.setdefault(d, {})[e] = None
         else:
             entity.kind, entity.candidate = kind, False
+    _agree_on_kinds(documents, chances_of)
     for d, document in enumerate(documents):
         folded = _fold_name_parts(document, {e for dd, e in candidates if dd == d})
         dropped.setdefault(d, {}).update({k: v for k, v in folded.items() if v not in dropped.get(d, {})})
     for d, indexes in dropped.items():
         _drop_entities(documents[d], indexes)
+
+
+def _agree_on_kinds(documents: list[ExtractedDocument], chances: dict[int, dict[str, float]]) -> None:
+    """One name, one kind across the batch, for things other than people.
+
+    Notes name a firm or a tool in passing, and one note's context may say organisation where
+    another's says tool ("Corvid Analytics"); split kinds would make two pages. A kind a rule set
+    in any document (a table's organisation column) wins; otherwise the kind most documents gave.
+    People are left alone: the same word names different people and places in different texts.
+    """
+    by_name: dict[str, list[DocumentEntity]] = {}
+    for document in documents:
+        for entity in document.entities:
+            if entity.kind in AGREEING_KINDS:
+                by_name.setdefault(normalise_name(entity.name), []).append(entity)
+    for group in by_name.values():
+        if len({entity.kind for entity in group}) < 2:
+            continue
+        certain = [entity.kind for entity in group if entity.kind_certain]
+        if certain:
+            kind = Counter(certain).most_common(1)[0][0]
+        else:  # the kind the classifier gave most probability over all the name's contexts
+            weights = [chances.get(id(entity)) for entity in group]
+            if any(w is None for w in weights):
+                continue
+            totals = {k: sum(w[c] for w in weights) for c, k in PAGE_CLASSES.items() if k in AGREEING_KINDS}
+            kind = max(totals, key=totals.__getitem__)
+            if kind not in {entity.kind for entity in group}:
+                continue
+        for entity in group:
+            if not entity.kind_certain:
+                entity.kind = kind
+
+
+def _named_for_a_trade(entity: DocumentEntity) -> bool:
+    """'Bellhaven Retail', 'Larkspur Systems'. A run spaCy did not tag that opens with an everyday
+    word ('Ask Harbourview Analytics') may have its sentence's first word in it: the classifier decides."""
+    words = entity.name.split()
+    return ends_in_organisation_head(words) and not (entity.candidate and is_common_word(words[0]))
+
+
+def _organisation_apposition(text: str, entity: DocumentEntity) -> bool:
+    """'Fernway, a new customer': a mention the text itself calls a firm."""
+    return any(ORGANISATION_APPOSITION.match(text, m.end) for m in entity.mentions)
 
 
 def _strong_tool_cue_share(text: str, entity: DocumentEntity) -> float:

@@ -11,7 +11,11 @@ resolution (resolve.py):
   "William Ortega") and nicknames ("Bill" / "William", "Liz" / "Elizabeth"; the nicknames
   dataset, Apache-2.0).
 - A generic head ("the Court", "the Church", "the Bureau") names a different body in each
-  document: it is a name only inside its document.
+  document: it is a name only inside its document. Only an everyday word is one: "the Figma
+  file" names Figma. How common a word is comes from wordfreq (code Apache-2.0, data CC BY-SA 4.0).
+- A firm named by a distinctive word and words for its trade ("Tidewater Freight", "Corvid
+  Analytics") goes by the distinctive word alone too ("Tidewater"); "United Airlines" does not go
+  by "United", an everyday word.
 - Headlines in Title Case or capitals give spans such as "Celtics Sign Star Guard": inside a
   headline only a name the document's prose also uses is kept.
 - "Reuters and Bloomberg" in one span is two names when the prose names each on its own.
@@ -22,6 +26,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 
 _EXTRA_TITLES = frozenset({"justice"})  # missing from nameparser's list; "Justice Thomas" is a judge's title
@@ -30,6 +35,23 @@ _SMALL_WORDS = frozenset({"a", "an", "and", "as", "at", "by", "for", "from", "in
 _WORD = re.compile(r"[^\W\d_][\w'’.-]*")
 _AND = re.compile(r"\s+(?:and|&)\s+")
 _INITIAL = re.compile(r"^[a-z]$")
+# Words for a trade or a kind of body that end organisations' names ("Bellhaven Retail", "Larkspur
+# Systems", "Acme Holdings"): a name ending in one is a firm or a body, not a person or software.
+ORGANISATION_HEADS = frozenset({
+    "retail", "retailers", "stores", "supermarkets", "markets", "insurance", "assurance", "bank", "bancorp",
+    "banking", "capital", "finance", "financial", "investments", "securities", "holdings", "partners",
+    "associates", "advisors", "advisers", "group", "ventures", "trust", "freight", "logistics", "shipping",
+    "transport", "airlines", "airways", "railways", "motors", "automotive", "energy", "power", "utilities",
+    "mining", "steel", "chemicals", "pharmaceuticals", "pharma", "therapeutics", "biotech", "biosciences",
+    "health", "healthcare", "medical", "foods", "beverages", "brewing", "brewery", "farms", "dairy",
+    "hotels", "resorts", "restaurants", "media", "publishing", "press", "records", "studios", "pictures",
+    "entertainment", "communications", "telecom", "networks", "systems", "technologies", "technology",
+    "solutions", "software", "analytics", "labs", "laboratories", "consulting", "consultancy", "services",
+    "industries", "manufacturing", "engineering", "construction", "builders", "properties", "realty",
+    "apparel", "textiles", "electronics", "semiconductor", "aerospace", "robotics", "interactive",
+    "foundation", "institute", "university", "college", "academy", "council", "committee", "agency",
+    "authority", "ministry", "association", "society", "federation", "union", "club",
+})
 
 
 @lru_cache(maxsize=1)
@@ -224,9 +246,36 @@ def is_generic_head(surface: str, preceding: list[str]) -> bool:
     words = surface.split()
     if len(words) != 1 or surface.isupper() or not surface[:1].isupper() or _looks_plural(surface):
         return False
+    if not is_common_word(surface):  # 'the Figma file': a rare word is a name, whatever precedes it
+        return False
     # After a capitalised word other than a determiner ('Supreme Court') it is the head of a longer name.
     alone = [w for w in preceding if w.lower() in _DETERMINERS or not w[:1].isupper()]
     return bool(alone) and all(w.lower() in _DETERMINERS for w in alone)
+
+
+@lru_cache(maxsize=65536)
+def is_common_word(word: str) -> bool:
+    """Whether a word is everyday English ('Court', 'United', 'Slack'), not a coined name ('Figma')."""
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en") >= get_settings().common_word_min_zipf
+
+
+def ends_in_organisation_head(words: list[str]) -> bool:
+    """'Bellhaven Retail', 'Larkspur Systems': a name of two or more words whose last is a trade."""
+    return len(words) >= 2 and words[-1].lower() in ORGANISATION_HEADS
+
+
+def distinctive_short_form(surface: str) -> str | None:
+    """'Tidewater' for 'Tidewater Freight': a firm's one distinctive word when every other word is
+    its trade; None when there is none or the word is everyday English ('United Airlines')."""
+    words = surface.split()
+    if len(words) < 2 or not all(w.lower() in ORGANISATION_HEADS for w in words[1:]):
+        return None
+    first = words[0]
+    if not first[:1].isupper() or is_common_word(first) or first.lower() in ORGANISATION_HEADS:
+        return None
+    return first
 
 
 def _looks_plural(word: str) -> bool:

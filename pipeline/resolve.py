@@ -190,7 +190,19 @@ def _name_keys(entity: DocumentEntity) -> list[str]:
         for key in (normalise_name(name), names.name_key(name, person)):
             if key and key not in keys:
                 keys.append(key)
+    keys += [k for k in _short_form_keys(entity) if k not in keys]
     return keys or [normalise_name(entity.name)]
+
+
+def _short_form_keys(entity: DocumentEntity) -> list[str]:
+    """'tidewater' for an organisation named 'Tidewater Freight' (see names.distinctive_short_form):
+    it finds the firm's page in the next note, but never a page of another kind ('Navarro College'
+    is not the person Navarro)."""
+    if entity.kind is not PageKind.ORGANISATION:
+        return []
+    shorts = (names.distinctive_short_form(names.org_base(n)) for n in (entity.name, *entity.aliases)
+              if n not in entity.local_names)
+    return [normalise_name(short) for short in shorts if short]
 
 
 def _page_keys(entity: DocumentEntity) -> list[str]:
@@ -292,7 +304,9 @@ def _resolve_entity(
     # The model's label is a guess ('Guido' tagged as an organisation): a name that is already
     # exactly one page's name, of another kind, is that page. Rule-given kinds are never overridden,
     # except by the person: a page whose kind they set is the thing a rule names by its own name.
-    found = pages.exact(keys[:1] if entity.kind_certain else keys, NAMED_KINDS - kinds, by_hand_only=entity.kind_certain)
+    other_kind_keys = [k for k in keys if k not in _short_form_keys(entity)] or keys[:1]
+    found = pages.exact(other_kind_keys[:1] if entity.kind_certain else other_kind_keys, NAMED_KINDS - kinds,
+                        by_hand_only=entity.kind_certain)
     if found and not _lone_name_lands(entity, pages.pages[found[0]]):
         found = None
     if found:

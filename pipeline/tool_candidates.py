@@ -45,6 +45,8 @@ TOOL_AFTER = {
     "build", "builds", "release", "releases", "schema", "index", "indexes", "topics", "workspace", "ticket",
     "tickets", "bot", "engine", "runtime", "compiler", "interpreter", "console", "shell", "syntax", "docs",
     "ships", "upgrade", "deployment", "connector", "plugin", "tables", "stack",
+    "bucket", "buckets", "file", "files", "channel", "channels", "models", "jobs", "job", "workflow", "workflows",
+    "spreadsheet", "notebook", "notebooks", "alerts", "board", "boards",
 }
 # The strongest of those: a name used this way is software, whatever a news model says it is.
 TOOL_AFTER_STRONG = {
@@ -52,7 +54,21 @@ TOOL_AFTER_STRONG = {
     "pipeline", "pipelines", "dashboard", "dashboards", "database", "databases", "db", "driver", "drivers",
     "extension", "extensions", "migration", "integration", "instance", "instances", "container", "containers",
     "repo", "repository", "query", "queries", "schema", "connector", "deployment", "upgrade",
+    "bucket", "buckets", "file", "files", "channel", "channels", "spreadsheet", "notebook", "notebooks",
 }
+# "Beacon Checkout, our own checkout widget": an apposition that says what the name is.
+_TOOL_APPOSITION = re.compile(
+    r"\s*[,(]\s*(?:our|the|a|an|their|its)\s+(?:own\s+|new\s+|internal\s+)?(?:[\w-]+\s+){0,2}"
+    r"(?:widget|app|application|tool|platform|product|library|service|plugin|dashboard|bot|api|sdk|"
+    r"framework|database|tracker|editor|engine|system)\b",
+    re.IGNORECASE,
+)
+ORGANISATION_APPOSITION = re.compile(
+    r"\s*[,(]\s*(?:our|the|a|an|their|its)\s+(?:new\s+|biggest\s+|largest\s+|main\s+)?(?:[\w-]+\s+){0,2}"
+    r"(?:customer|client|vendor|supplier|partner|company|firm|startup|agency|consultancy|distributor|"
+    r"manufacturer|retailer|insurer|carrier|bank|contractor|reseller)s?\b",
+    re.IGNORECASE,
+)
 _VERSION = re.compile(r"\s*v?\d+(?:\.\d+)+\b|\s+v?\d+\b")
 _STRONG_VERSION = re.compile(r"\s*v?\d+\.\d+(?:\.\d+)*\b")
 _PREVIOUS_WORD = re.compile(r"([A-Za-z][\w-]*)\W{0,3}$")
@@ -79,6 +95,7 @@ def in_strong_tool_cue(text: str, start: int, end: int) -> bool:
         next_word(text, end) in TOOL_AFTER_STRONG
         or previous_word(text, start) in {"install", "installed", "installing", "upgrade", "upgraded", "pip", "npm"}
         or bool(_STRONG_VERSION.match(text, end))
+        or bool(_TOOL_APPOSITION.match(text, end))
     )
 
 
@@ -149,7 +166,8 @@ def shape_candidates(text: str, taken: list[tuple[int, int]], sentences: list[tu
             ):
                 last += 1
                 run_end = words[last][1]
-            if start not in starts or last > index:
+            # a sentence's first word is a name when an apposition says what it is ("Fernway, a customer")
+            if start not in starts or last > index or _TOOL_APPOSITION.match(text, run_end) or ORGANISATION_APPOSITION.match(text, run_end):
                 found.append((start, run_end))
                 capitalised_forms.add(text[start:run_end].lower())
             index = last + 1

@@ -95,6 +95,29 @@ def test_the_court_of_one_document_is_not_the_court_of_another():
     assert "Court" in resolved[1].extracted.entities[[e.name for e in resolved[1].extracted.entities].index("Court")].local_names
 
 
+def test_a_rare_word_after_the_is_a_name_not_a_generic_head():
+    from pipeline.names import is_generic_head
+
+    assert is_generic_head("Court", ["the", "The"])  # another document's 'the Court' is another court
+    assert not is_generic_head("Figma", ["the"])  # 'the Figma file' is Figma wherever it is written
+
+
+def test_a_firm_named_by_its_trade_goes_by_its_distinctive_word_in_the_next_note():
+    resolved = _resolve(
+        "Saltmarsh Freight moved the pallets to Rotterdam on Monday, and Saltmarsh Freight sent the invoice.",
+        "The call with Saltmarsh went well: they agreed to the new rates.",
+    )
+    assert _page_of(resolved, 0, "Saltmarsh Freight") == _page_of(resolved, 1, "Saltmarsh")
+
+
+def test_an_everyday_word_is_never_a_firms_short_name():
+    from pipeline.names import distinctive_short_form
+
+    assert distinctive_short_form("Saltmarsh Freight") == "Saltmarsh"
+    assert distinctive_short_form("United Airlines") is None  # 'United' alone names many things
+    assert distinctive_short_form("Boston Celtics") is None  # 'Celtics' is not a trade
+
+
 # --- headlines ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("text", "kept"), [

@@ -1,0 +1,38 @@
+"""The work-notes score in seconds: the fixture's notes resolved in memory, scored like the test does.
+
+`tests/test_speakers.py` scores the same notes through the real pipeline into Neo4j; this runs
+parse → extract → resolve in memory (see `quick_entities.py`) so a rule change is scored at once.
+
+    .venv/bin/python bench/quick_notes.py [tests/data/worknotes]
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from quick_entities import resolve_in_memory  # noqa: E402
+
+from pipeline.notes_quality import format_score, load_gold, score_notes  # noqa: E402
+
+
+def main() -> None:
+    folder = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).parents[1] / "tests" / "data" / "worknotes")
+    resolved, finals, kinds, words, seconds = resolve_in_memory(sorted((folder / "notes").glob("*.md")))
+    names: dict[str, set[str]] = defaultdict(set)
+    for document in resolved:
+        entities = document.extracted.entities
+        for r in document.resolutions:
+            entity = entities[r.entity]
+            page = finals[r.slug]
+            names[page] |= {entity.name, *entity.aliases, *(m.surface for m in entity.mentions)}
+    pages = [(slug, kinds.get(slug, "?"), forms) for slug, forms in sorted(names.items())]
+    print(format_score(score_notes(load_gold(folder / "gold.jsonl"), pages)))
+    print(f"words {words} extract+resolve {seconds:.1f}s")
+
+
+if __name__ == "__main__":
+    main()
