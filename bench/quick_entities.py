@@ -108,10 +108,69 @@ def resolve_in_memory(paths: list[Path]) -> tuple[list, dict[str, str], dict[str
     return resolved, finals, kinds, sum(len(p.text.split()) for p in parsed), seconds
 
 
-def predictions(corpus: Path, limit: int | None = None) -> tuple[list[dict], int, float]:
+def resolve_one_at_a_time(paths: list[Path]) -> tuple[list, dict[str, str], dict[str, str], int, float]:
+    """As `resolve_in_memory`, but each document is its own batch against the pages the earlier
+    ones left, as when a person drops notes into the folder one by one. Pages are kept as the merge
+    stage stores them (title, kind, the normalised names of their entities); the vector lookup
+    compares with each page's first context vector (the pipeline refreshes it from its facts)."""
+    import numpy as np
+
+    from graph_schema.models import KnownPage
+    from graph_schema.slugs import normalise_name
+
+    settings = get_settings()
+    nlp, embedder = CachedNlp(), CachedEmbedder()
+    known: dict[str, KnownPage] = {}
+    vectors: dict[str, np.ndarray] = {}
+    finals: dict[str, str] = {}
+
+    def lookup(vector, kinds, limit):
+        query = np.asarray(vector)
+        scored = [(slug, known[slug].title, known[slug].kind, float(query @ v / (np.linalg.norm(query) * np.linalg.norm(v))))
+                  for slug, v in vectors.items() if slug in known and known[slug].kind in kinds]
+        return sorted(scored, key=lambda row: -row[3])[:limit]
+
+    resolved_all, words, seconds = [], 0, 0.0
+    for path in paths:
+        parsed = parse_document(path, path.name, "quick", settings)
+        words += len(parsed.text.split())
+        started = time.perf_counter()
+        extracted = extract_documents([parsed], nlp=nlp, embed=embedder)
+        [document] = resolve_documents(extracted, list(known.values()), settings, embedder, lookup)
+        seconds += time.perf_counter() - started
+        for r in document.resolutions:
+            if r.kind.value == "you":
+                continue
+            entity = document.extracted.entities[r.entity]
+            page = known.setdefault(r.slug, KnownPage(slug=r.slug, title=r.title, kind=r.kind, name_keys=[]))
+            for name in (entity.name, *entity.aliases):
+                if (key := normalise_name(name)) and key not in page.name_keys:
+                    page.name_keys.append(key)
+            if r.embedding is not None and r.slug not in vectors:
+                vectors[r.slug] = np.asarray(r.embedding)
+        for merge in document.page_merges:
+            gone = known.pop(merge.from_slug, None)
+            if gone is not None and merge.into_slug in known:
+                known[merge.into_slug].name_keys.extend(k for k in gone.name_keys if k not in known[merge.into_slug].name_keys)
+            finals[merge.from_slug] = merge.into_slug
+        resolved_all.append(document)
+    embedder.save()
+
+    def final(slug: str) -> str:
+        while slug in finals:
+            slug = finals[slug]
+        return slug
+
+    result = {r.slug: final(r.slug) for document in resolved_all for r in document.resolutions}
+    kinds = {slug: page.kind.value for slug, page in known.items()}
+    return resolved_all, result, kinds, words, seconds
+
+
+def predictions(corpus: Path, limit: int | None = None, one_at_a_time: bool = False) -> tuple[list[dict], int, float]:
     names = sorted(json.loads(line)["doc"] for line in (corpus / "gold.jsonl").open() if line.strip())
     names = sorted(set(names))[:limit]
-    resolved, finals, kinds, words, seconds = resolve_in_memory([corpus / "docs" / n for n in names])
+    resolve = resolve_one_at_a_time if one_at_a_time else resolve_in_memory
+    resolved, finals, kinds, words, seconds = resolve([corpus / "docs" / n for n in names])
     out = []
     for document in resolved:
         entities = document.extracted.entities
@@ -129,9 +188,10 @@ def main() -> None:
     parser.add_argument("--kinds", default="person,organisation")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--explain", action="store_true")
+    parser.add_argument("--one-at-a-time", action="store_true", help="each document its own batch, as a folder fills")
     args = parser.parse_args()
     corpus = args.corpus.resolve()
-    out, words, seconds = predictions(corpus, args.limit)
+    out, words, seconds = predictions(corpus, args.limit, args.one_at_a_time)
     path = CACHE / f"predicted.{corpus.name}.jsonl"
     CACHE.mkdir(exist_ok=True)
     path.write_text("".join(json.dumps(p) + "\n" for p in out))

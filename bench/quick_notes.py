@@ -3,7 +3,7 @@
 `tests/test_speakers.py` scores the same notes through the real pipeline into Neo4j; this runs
 parse → extract → resolve in memory (see `quick_entities.py`) so a rule change is scored at once.
 
-    .venv/bin/python bench/quick_notes.py [tests/data/worknotes]
+    .venv/bin/python bench/quick_notes.py [tests/data/worknotes] [--one-at-a-time]
 """
 
 from __future__ import annotations
@@ -14,14 +14,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from quick_entities import resolve_in_memory  # noqa: E402
+from quick_entities import resolve_in_memory, resolve_one_at_a_time  # noqa: E402
 
 from pipeline.notes_quality import format_score, load_gold, score_notes  # noqa: E402
 
 
 def main() -> None:
-    folder = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).parents[1] / "tests" / "data" / "worknotes")
-    resolved, finals, kinds, words, seconds = resolve_in_memory(sorted((folder / "notes").glob("*.md")))
+    one_at_a_time = "--one-at-a-time" in sys.argv  # each note its own batch, as a folder fills
+    args = [a for a in sys.argv[1:] if a != "--one-at-a-time"]
+    folder = Path(args[0]) if args else Path(__file__).parents[1] / "tests" / "data" / "worknotes"
+    resolve = resolve_one_at_a_time if one_at_a_time else resolve_in_memory
+    resolved, finals, kinds, words, seconds = resolve(sorted((folder / "notes").glob("*.md")))
     names: dict[str, set[str]] = defaultdict(set)
     for document in resolved:
         entities = document.extracted.entities
