@@ -72,6 +72,7 @@ class Settings(BaseSettings):
     kind_candidate_max_words: int = Field(default=4, description="Longest run of capitalised words spaCy left untagged that is tried as one name.")
     kind_candidate_min_probability: float = Field(default=0.35, description="A name spaCy did not tag becomes an entity only when the kind classifier gives a page kind at least this probability.")
     kind_tool_cue_share: float = Field(default=0.5, description="A name whose mentions are at least this often used as software ('the X migration', 'X webhooks', 'install X', 'X 3.2') is a tool unless the classifier calls it a person.")
+    kind_not_a_page_probability: float = Field(default=0.8, description="A name spaCy tagged is dropped when the kind classifier gives 'place' or 'not a page' at least this probability ('Rotterdam' read as a person, a heading's 'Roadmap').")
     kind_retype_margin: float = Field(default=0.15, description="spaCy's kind for a name is replaced only when the classifier gives another kind this much more probability than spaCy's.")
 
     # --- ingestion limits ------------------------------------------------------------------

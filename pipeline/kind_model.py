@@ -178,13 +178,15 @@ def load_kind_model(path: Path = MODEL_PATH) -> KindModel:
 
 
 def decide_kind(entity: DocumentEntity, probabilities: dict[str, float], min_probability: float,
-                margin: float) -> PageKind | None:
+                margin: float, not_a_page: float = 1.1) -> PageKind | None:
     """The entity's kind after classification; None drops a candidate that is not a page."""
     best = max(PAGE_CLASSES, key=lambda c: probabilities[c])
     if entity.candidate:
         return PAGE_CLASSES[best] if probabilities[best] >= min_probability else None
     current = next((c for c, k in PAGE_CLASSES.items() if k is entity.kind), None)
     held = probabilities[current] if current else probabilities["other"]
+    if current and max(probabilities["place"], probabilities["other"]) >= not_a_page:
+        return None  # 'Rotterdam' read as a person, a heading's 'Roadmap': the classifier is sure it is no page
     if PAGE_CLASSES[best] is not entity.kind and probabilities[best] - held >= margin:
         return PAGE_CLASSES[best]
     return entity.kind
@@ -253,7 +255,8 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
         ):
             kind = PageKind.TOOL  # "the Kafka migration": how it is used outweighs a news model's guess
         else:
-            kind = decide_kind(entity, chances, settings.kind_candidate_min_probability, settings.kind_retype_margin)
+            kind = decide_kind(entity, chances, settings.kind_candidate_min_probability, settings.kind_retype_margin,
+                               settings.kind_not_a_page_probability)
         if kind is None:
             dropped.setdefault(d, {})[e] = None
         else:

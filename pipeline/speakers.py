@@ -158,6 +158,7 @@ def _attendee_lists(text: str, lines: list[tuple[int, str]]) -> tuple[list[Atten
         field = _FIELD_LINE.match(line)
         heading = _HEADING.match(line)
         if field and _is_person_field(field.group(1)) and not _LIST_ITEM.match(line):
+            ruled.append((start + field.start(1), start + field.end(1)))  # 'Attendees' is no organisation
             value = (start + field.end(), start + len(line))
             found = _entries(text, *value)
             attendees.extend(found)
@@ -166,6 +167,7 @@ def _attendee_lists(text: str, lines: list[tuple[int, str]]) -> tuple[list[Atten
             in_list = not line[field.end() :].strip()
             continue
         if heading and _is_person_field(heading.group(1)):
+            ruled.append((start + heading.start(1), start + heading.end(1)))
             in_list = True
             continue
         item = _LIST_ITEM.match(line)
@@ -210,6 +212,7 @@ def _tables(text: str, lines: list[tuple[int, str]]) -> tuple[list[Attendee], li
                  if cell in names}
         if "name" not in roles:
             continue
+        ruled.extend(span for span in (_trimmed(text, *cell) for cell in _cells(*rows[0])) if span)  # header cells
         for row_start, row in rows[1:]:
             if _TABLE_SEPARATOR.match(row):
                 continue

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from spacy.lang.en.stop_words import STOP_WORDS
+
 from graph_schema.settings import get_settings
 
 # A word as names are written in technical text: letters, digits and the joiners names use inside.
@@ -28,6 +30,10 @@ _ACRONYM = re.compile(r"[A-Z][A-Z0-9]+[+#]*|[A-Z][+#]+")
 _CAPITALISED = re.compile(r"[A-Z][a-z][\w'’-]*")
 _JOINER = re.compile(r"[ \t]+")
 _URL_LIKE = re.compile(r"\.(com|org|net|txt|md|py|json|yml|yaml|html|csv|xml|log|cfg|ini|sh)$", re.IGNORECASE)
+
+# Function words that open sentences ("Then", "When", "Also"); determiners stay, "The Hague" is a name.
+_FUNCTION_WORDS = frozenset(STOP_WORDS) - {"the", "a", "an", "my", "our", "your", "his", "her", "their", "its", "this",
+                                            "that", "these", "those", "no", "one", "first", "last", "next", "former"}
 
 # Words around a name that say it is software or a work product ("install X", "X API", "X 3.2").
 TOOL_BEFORE = {
@@ -46,7 +52,7 @@ TOOL_AFTER = {
     "tickets", "bot", "engine", "runtime", "compiler", "interpreter", "console", "shell", "syntax", "docs",
     "ships", "upgrade", "deployment", "connector", "plugin", "tables", "stack",
     "bucket", "buckets", "file", "files", "channel", "channels", "models", "jobs", "job", "workflow", "workflows",
-    "spreadsheet", "notebook", "notebooks", "alerts", "board", "boards",
+    "spreadsheet", "notebook", "notebooks", "board", "boards",
 }
 # The strongest of those: a name used this way is software, whatever a news model says it is.
 TOOL_AFTER_STRONG = {
@@ -166,6 +172,9 @@ def shape_candidates(text: str, taken: list[tuple[int, int]], sentences: list[tu
             ):
                 last += 1
                 run_end = words[last][1]
+            if last > index and word.lower() in _FUNCTION_WORDS:
+                start, end, word = words[index + 1]  # "Then PulseBoard first.": capitalised by its place only
+                index += 1
             # a sentence's first word is a name when an apposition says what it is ("Fernway, a customer")
             if start not in starts or last > index or _TOOL_APPOSITION.match(text, run_end) or ORGANISATION_APPOSITION.match(text, run_end):
                 found.append((start, run_end))

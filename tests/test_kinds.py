@@ -88,6 +88,19 @@ def test_one_name_gets_one_kind_across_the_notes_of_a_batch():
     assert [n.entities[0].kind for n in notes] == [PageKind.PERSON, PageKind.ORGANISATION]
 
 
+@pytest.mark.parametrize(("text", "not_pages"), [
+    ("# Roadmap sync\n\nAttendees: Nadia Osei, Piet Hauge\n\nNadia opened with the quarter's priorities.\n",
+     {"Roadmap", "Attendees"}),  # a heading's word, a field's key
+    ("# Customer call\n\nNadia Osei spoke with the buyer from Saltmarsh Freight about the renewal.\n", {"Customer"}),
+    ("Trip notes\n\nNadia Osei flew to Rotterdam on Monday to meet the port team.\n", {"Rotterdam"}),  # a place
+])
+def test_heading_words_field_keys_and_places_are_no_pages(tmp_path, text, not_pages):
+    """Seen failing before: 'Roadmap' and 'Customer' were people, 'Attendees' an organisation, 'Rotterdam' a person."""
+    kinds = _kinds(tmp_path, text)
+    assert kinds.get("Nadia Osei") is PageKind.PERSON
+    assert not not_pages & set(kinds), kinds
+
+
 def test_project_x_is_a_project(tmp_path):
     kinds = _kinds(
         tmp_path,
@@ -104,6 +117,12 @@ def test_shape_candidates_find_code_shaped_and_cued_names_only():
     assert {"Node.js", "webpack"} <= found
     assert "We" not in found and "Then" not in found and "today" not in found
     assert is_code_shaped("Neo4j") and is_code_shaped("jQuery") and not is_code_shaped("Monday")
+
+
+def test_a_function_word_opening_a_run_is_not_part_of_the_name():
+    text = "IC: Then Quorra Board first, and we pilot it in May."
+    found = {text[s:e] for s, e in shape_candidates(text, [], [(0, len(text))])}
+    assert "Quorra Board" in found and "Then Quorra Board" not in found  # seen failing: 'Then Quorra Board'
 
 
 def test_shipped_model_loads_in_the_training_scripts_format(tmp_path):
