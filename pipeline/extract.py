@@ -196,7 +196,7 @@ def _add_candidates(text: str, groups: dict[str, _Group], candidates: list[tuple
         group.add(text[start:end], start, end, group.kinds.most_common(1)[0][0] if group.kinds else PageKind.TOOL)
 
 
-def _merge_short_person_names(groups: dict[str, _Group]) -> None:
+def _merge_short_person_names(groups: dict[str, _Group], title_end: int = 0) -> None:
     """'Guido' or 'van Rossum' joins the one full person name in the document it is part of.
 
     A short name the model labelled otherwise ('Guido' as an organisation happens) joins too,
@@ -224,11 +224,17 @@ def _merge_short_person_names(groups: dict[str, _Group]) -> None:
             groups[fits[0]].absorb(part)
     # Then a lone name several full names fit, once the unambiguous ones have joined and counted.
     for key, fits in ambiguous:
-        fits = _dominant(groups, [fk for fk in fits if fk in groups])
+        fits = _dominant(groups, [fk for fk in fits if fk in groups], title_end)
         if len(fits) == 1 and key in groups:
             part = groups.pop(key)
             part.kinds = Counter({PageKind.PERSON: sum(part.kinds.values())})  # it is a part of a person's name
             groups[fits[0]].absorb(part)
+
+
+def _title_end(text: str) -> int:
+    """Where the document's first line ends: a title or heading, when the document has one."""
+    end = text.find("\n")
+    return end if end >= 0 else 0
 
 
 def _full_names_ending_with(groups: dict[str, _Group], words: list[str]) -> list[str]:
@@ -240,14 +246,19 @@ def _full_names_ending_with(groups: dict[str, _Group], words: list[str]) -> list
     ]
 
 
-def _dominant(groups: dict[str, _Group], fits: list[str]) -> list[str]:
+def _dominant(groups: dict[str, _Group], fits: list[str], title_end: int = 0) -> list[str]:
     """Of several full names a lone name fits, the one the document is about, if one stands out.
 
     A biography names the subject's parents once and the subject throughout: 'Moreau' is Jeanne
-    Moreau. 'Mark Chen' and 'Lily Chen' named about as often leave a lone 'Chen' unbound.
+    Moreau. The one full name its title (first line) names is the subject too, however often
+    the family is named ('Padalecki' after the title 'Jared Padalecki'). 'Mark Chen' and 'Lily
+    Chen' named about as often, neither in the title, leave a lone 'Chen' unbound.
     """
     if len(fits) < 2:
         return fits
+    titled = [k for k in fits if any(m.start < title_end for m in groups[k].mentions)]
+    if len(titled) == 1:
+        return titled
     ratio = get_settings().surname_dominance_ratio
     counted = sorted(fits, key=lambda k: -len(groups[k].mentions))
     top, second = len(groups[counted[0]].mentions), len(groups[counted[1]].mentions)
@@ -480,7 +491,7 @@ def build_extracted(
     groups = _group_mentions(text, raw_entities, people)
     _add_candidates(text, groups, shape_candidates(text, [r[:2] for r in raw_entities] + ruled, sentences))
     _merge_person_variants(groups)
-    _merge_short_person_names(groups)
+    _merge_short_person_names(groups, _title_end(text))
     attach_labels(text, notes, groups, _Group)
     defined = _merge_acronyms(text, groups)
     _merge_bare_acronyms(groups)

@@ -153,6 +153,17 @@ def test_a_surname_two_people_share_is_bound_to_neither():
     assert "Chen" not in names["Mark Chen"] and "Chen" not in names["Lily Chen"]
 
 
+def test_a_lone_surname_is_the_person_the_title_names_when_the_family_shares_it():
+    # A biography names the parents and siblings once each; the subject is the person in the title.
+    extracted = _extract(
+        "Nora Lindqvist\n\nNora Lindqvist is a Swedish architect. Lindqvist was born in Uppsala to Erik Lindqvist "
+        "and Greta Lindqvist. Lindqvist studied in Lund, and Lindqvist later opened a studio in Oslo."
+    )
+    names = _names(extracted)
+    assert "Lindqvist" in names["Nora Lindqvist"]
+    assert "Lindqvist" not in names.get("Erik Lindqvist", set()) | names.get("Greta Lindqvist", set())
+
+
 def test_a_lone_name_never_joins_another_documents_lone_name():
     resolved = _resolve("Adam wrote the first draft of the report.", "Adam repaired the roof of the barn last week.")
     assert _page_of(resolved, 0, "Adam") != _page_of(resolved, 1, "Adam")
