@@ -352,7 +352,8 @@ def _local_names(text: str, group: _Group, name: str) -> list[str]:
 def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]]) -> list[tuple[int, int, PageKind]]:
     """Spans cut down to the names in them: inside a Title Case or capitals headline only a name
     the prose also uses is kept ('Celtics Sign Star Guard' -> 'Celtics'), and 'Reuters and
-    Bloomberg' is two names when the prose names each alone."""
+    Bloomberg' is two names when the prose names each alone; the authors of a citation
+    ('Marsden & Mackey, 2014') are people, one each."""
     settings = get_settings()
     headline_of: dict[int, bool] = {}
 
@@ -375,6 +376,10 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]]) -> list[tuple
         if kind is PageKind.PERSON:
             start = names.start_with_titles(text, start)
         surface = text[start:end]
+        authors = names.cited_authors(surface, text[end:end + 12]) if kind in (PageKind.PERSON, PageKind.ORGANISATION) else None
+        if authors:  # 'Marsden & Mackey, 2014': the authors of a citation, each a person
+            out.extend((start + s, start + e, PageKind.PERSON) for s, e in authors)
+            continue
         parts = names.conjoined_parts(surface, set(known), person=kind is PageKind.PERSON)
         if parts:
             out.extend((start + s, start + e, known.get(normalise_name(surface[s:e]), kind)) for s, e in parts)

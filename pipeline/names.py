@@ -320,6 +320,32 @@ def conjoined_parts(surface: str, known: set[str], person: bool = False) -> list
     return None
 
 
+_CITATION_AFTER = re.compile(r",?\s*\(?(?:1[5-9]|20)\d\d\b|\s+et al\b")
+_AUTHOR_SEPARATOR = re.compile(r",\s*(?:&\s*|and\s+)?|\s+(?:&|and)\s+")
+
+
+def cited_authors(surface: str, after: str) -> list[tuple[int, int]] | None:
+    """'Marsden & Mackey, 2014', '(Li, Polat, & Bavelier, 2010)': the authors of a citation, one
+    person each, as offsets into `surface`; None when the span is not followed by a year or 'et al.'.
+
+    A news-trained model reads such a list as one organisation ('Marsden & Mackey'), and one page
+    would then hold every co-author of the paper.
+    """
+    if not _CITATION_AFTER.match(after):
+        return None
+    parts: list[tuple[int, int]] = []
+    cursor = 0
+    for match in _AUTHOR_SEPARATOR.finditer(surface):
+        parts.append((cursor, match.start()))
+        cursor = match.end()
+    if not parts:
+        return None
+    parts.append((cursor, len(surface)))
+    if all(_written_like_a_name(surface[s:e]) for s, e in parts):
+        return parts
+    return None
+
+
 def _written_like_a_name(part: str) -> bool:
     words = part.split()
     return 1 <= len(words) <= 3 and all(_capitalised(w) for w in words)

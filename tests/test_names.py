@@ -186,6 +186,23 @@ def test_two_names_joined_by_and_in_one_span_are_two():
     assert _refine_spans(name, [(0, 18, PageKind.ORGANISATION)]) == [(0, 18, PageKind.ORGANISATION)]
 
 
+def test_the_authors_of_a_citation_are_people_each():
+    from pipeline.extract import _refine_spans
+    from graph_schema.kinds import PageKind
+
+    text = "Replications are rare in the field (Marsden & Mackey, 2014; Li, Polat, & Bavelier 2010)."
+    pair = text.index("Marsden & Mackey")
+    trio = text.index("Li, Polat, & Bavelier")
+    refined = _refine_spans(text, [(pair, pair + len("Marsden & Mackey"), PageKind.ORGANISATION),
+                                   (trio, trio + len("Li, Polat, & Bavelier"), PageKind.ORGANISATION)])
+    assert [(text[s:e], k) for s, e, k in refined] == [
+        ("Marsden", PageKind.PERSON), ("Mackey", PageKind.PERSON),
+        ("Li", PageKind.PERSON), ("Polat", PageKind.PERSON), ("Bavelier", PageKind.PERSON)]
+    # A company with '&' in its name is one name when no year follows it.
+    firm = "Marks & Spencer opened a store in Leeds."
+    assert _refine_spans(firm, [(0, 15, PageKind.ORGANISATION)]) == [(0, 15, PageKind.ORGANISATION)]
+
+
 # --- through the real pipeline into Neo4j -----------------------------------------------------------
 
 def test_a_nickname_in_a_later_ingest_lands_on_the_existing_page(graph):
