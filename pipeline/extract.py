@@ -43,7 +43,8 @@ from graph_schema.slugs import normalise_name
 from pipeline import names
 from pipeline.fact_kinds import type_facts
 from pipeline.header_people import read_header
-from pipeline.kind_model import type_entities
+from pipeline.coreference import join_person_names, title_words
+from pipeline.kind_model import _drop_entities, type_entities
 from pipeline.speakers import attach_labels, read_meeting_notes, resolved_label_spans, works_at_pairs
 from pipeline.tool_candidates import shape_candidates
 from pipeline.units import split_into_units, unit_breaks
@@ -196,12 +197,16 @@ def _add_candidates(text: str, groups: dict[str, _Group], candidates: list[tuple
         group.add(text[start:end], start, end, group.kinds.most_common(1)[0][0] if group.kinds else PageKind.TOOL)
 
 
-def _merge_short_person_names(groups: dict[str, _Group], title_end: int = 0) -> None:
+def _merge_short_person_names(groups: dict[str, _Group], text: str = "") -> None:
     """'Guido' or 'van Rossum' joins the one full person name in the document it is part of.
 
     A short name the model labelled otherwise ('Guido' as an organisation happens) joins too,
     when it is a single word: the full name in the same document is the better evidence.
+    A full name only the shape rules found (a candidate, typed later) counts as a full name the
+    short one may mean: 'Hadid' beside 'Mohammed Hadid' and an untagged 'Zaha Mohammad Hadid' is
+    not bound to the father for want of a rival.
     """
+    title = (_title_end(text), title_words(text))
     short = sorted(
         (k for k, g in groups.items() if g.kind is PageKind.PERSON or (len(k.split()) == 1 and g.certain_kind is None)),
         key=lambda k: -len(k.split()),  # 'van Rossum' joins 'Guido van Rossum' before 'Rossum' looks for a home
@@ -209,13 +214,17 @@ def _merge_short_person_names(groups: dict[str, _Group], title_end: int = 0) -> 
     ambiguous: list[tuple[str, list[str]]] = []
     for key in short:
         words = key.split()
+        if key not in groups:
+            continue
         fits = _full_names_ending_with(groups, words) or [
             fk
             for fk, g in groups.items()
-            if g.kind is PageKind.PERSON
+            if _may_be_person(g)
             and len(fk.split()) > len(words)
             and fk.split()[: len(words)] == words
         ]
+        if groups[key].kind is not PageKind.PERSON and all(groups[fk].kind is not PageKind.PERSON for fk in fits):
+            continue  # 'Google' and an untyped 'Google Science Fair': nothing says either is a person
         if len(fits) > 1:
             ambiguous.append((key, fits))
         elif len(fits) == 1 and key in groups:
@@ -224,7 +233,7 @@ def _merge_short_person_names(groups: dict[str, _Group], title_end: int = 0) -> 
             groups[fits[0]].absorb(part)
     # Then a lone name several full names fit, once the unambiguous ones have joined and counted.
     for key, fits in ambiguous:
-        fits = _dominant(groups, [fk for fk in fits if fk in groups], title_end)
+        fits = _dominant(groups, [fk for fk in fits if fk in groups], title)
         if len(fits) == 1 and key in groups:
             part = groups.pop(key)
             part.kinds = Counter({PageKind.PERSON: sum(part.kinds.values())})  # it is a part of a person's name
@@ -242,11 +251,16 @@ def _full_names_ending_with(groups: dict[str, _Group], words: list[str]) -> list
     before it is the first word of a span such as 'Warhol Polaroid'."""
     return [
         fk for fk, g in groups.items()
-        if g.kind is PageKind.PERSON and len(fk.split()) > len(words) and fk.split()[-len(words):] == words
+        if _may_be_person(g) and len(fk.split()) > len(words) and fk.split()[-len(words):] == words
     ]
 
 
-def _dominant(groups: dict[str, _Group], fits: list[str], title_end: int = 0) -> list[str]:
+def _may_be_person(group: _Group) -> bool:
+    """A person by the model's label, or a name only the shape rules found (typed later)."""
+    return group.kind is PageKind.PERSON or (group.candidate and group.certain_kind is None)
+
+
+def _dominant(groups: dict[str, _Group], fits: list[str], title: tuple[int, set[str]] = (0, set())) -> list[str]:
     """Of several full names a lone name fits, the one the document is about, if one stands out.
 
     A biography names the subject's parents once and the subject throughout: 'Moreau' is Jeanne
@@ -256,7 +270,9 @@ def _dominant(groups: dict[str, _Group], fits: list[str], title_end: int = 0) ->
     """
     if len(fits) < 2:
         return fits
-    titled = [k for k in fits if any(m.start < title_end for m in groups[k].mentions)]
+    title_end, words = title
+    titled = [k for k in fits if any(m.start < title_end for m in groups[k].mentions)
+              or (k.split()[0] in words and k.split()[-1] in words)]
     if len(titled) == 1:
         return titled
     ratio = get_settings().surname_dominance_ratio
@@ -496,7 +512,7 @@ def build_extracted(
     groups = _group_mentions(text, raw_entities, people)
     _add_candidates(text, groups, shape_candidates(text, [r[:2] for r in raw_entities] + ruled, sentences))
     _merge_person_variants(groups)
-    _merge_short_person_names(groups, _title_end(text))
+    _merge_short_person_names(groups, text)
     attach_labels(text, notes, groups, _Group)
     defined = _merge_acronyms(text, groups)
     _merge_bare_acronyms(groups)
@@ -660,4 +676,6 @@ def extract_documents(
             embedder.finish()
     if classify_kinds:
         type_entities([built[i] for i in sorted(built)], embed)
+        for i in sorted(built):  # names the classifier made people join their full names
+            _drop_entities(built[i], join_person_names(built[i], settings.surname_dominance_ratio))
     return [built[i] if i in built else ExtractedDocument(parsed=parsed) for i, parsed in enumerate(documents)]

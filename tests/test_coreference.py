@@ -1,0 +1,56 @@
+"""In-document coreference of people once the kind classifier has typed every entity (issue 13).
+
+A surname the news model called an organisation, or a full name only the shape rules found, is
+joined to the person's full name after typing; a surname two people share stays unbound.
+"""
+
+from __future__ import annotations
+
+import re
+
+from graph_schema.embedding import embed_texts
+from graph_schema.kinds import PageKind
+from graph_schema.models import DocumentEntity, EntityMention, ExtractedDocument, ParsedDocument
+from pipeline.coreference import join_person_names
+from pipeline.extract import extract_documents
+from pipeline.parse import chunk_text
+
+
+def _document(text: str, names: list[str]) -> ExtractedDocument:
+    """One person entity per name, holding every occurrence of it that no longer name covers."""
+    taken: list[tuple[int, int]] = []
+    mentions: dict[str, list[EntityMention]] = {}
+    for name in sorted(names, key=len, reverse=True):
+        found = [(m.start(), m.end()) for m in re.finditer(re.escape(name), text)]
+        found = [(s, e) for s, e in found if not any(a <= s and e <= b for a, b in taken)]
+        taken += found
+        mentions[name] = [EntityMention(start=s, end=e, surface=name) for s, e in found]
+    entities = [DocumentEntity(name=n, kind=PageKind.PERSON, mentions=mentions[n]) for n in names]
+    return ExtractedDocument(parsed=ParsedDocument(source_id="s", key="d.md", text=text), entities=entities)
+
+
+def test_a_retyped_surname_joins_the_full_name_the_title_names():
+    text = ("Pierre Charles L'Enfant\n\nPierre Charles L'Enfant was an engineer, the son of Marie L'Enfant. "
+            "In 1791 L'Enfant drew the plan of the city.")
+    document = _document(text, ["Pierre Charles L'Enfant", "Marie L'Enfant", "L'Enfant"])
+    folded = join_person_names(document, 3.0)
+    assert folded == {2: 0}
+    assert "L'Enfant" in document.entities[0].aliases and "L'Enfant" in document.entities[0].local_names
+
+
+def test_a_surname_two_people_share_stays_unbound_after_typing():
+    text = "Budget review\n\nMark Chen and Lily Chen opened a bakery. Chen said the rent had doubled."
+    document = _document(text, ["Mark Chen", "Lily Chen", "Chen"])
+    assert join_person_names(document, 3.0) == {}
+
+
+def test_a_surname_is_not_bound_to_the_father_when_the_subject_was_found_by_shape_only():
+    # spaCy misses 'Zaha Mohammad Hadid'; the shape rules find it. 'Hadid' is her, named in the title,
+    # not her father, the one full name spaCy itself found.
+    text = ("Zaha Hadid\n\nDame Zaha Mohammad Hadid was an Iraqi-British architect. Her father Mohammed Hadid was "
+            "an industrialist. Hadid studied mathematics in Beirut. In 1972 Hadid moved to London, where Hadid "
+            "joined the Architectural Association. Hadid won the Pritzker Prize in 2004.")
+    document = extract_documents([ParsedDocument(source_id="s", key="d.md", text=text, chunks=chunk_text(text, 1500))],
+                                 embed=embed_texts)[0]
+    aliases = {e.name: {e.name, *e.aliases} for e in document.entities}
+    assert "Hadid" not in aliases.get("Mohammed Hadid", set())
