@@ -11,7 +11,10 @@ entities, with the same rules extraction uses on spaCy's people:
 - a shorter name that ends (a surname: "Hadid", "L'Enfant") or starts (a given name: "Bonosus")
   one full name of the document joins it; of several, the one the document's title names (a
   biography's subject), else one named far more often than each other; else none, so that a
-  lone "Chen" beside "Mark Chen" and "Lily Chen" stays unbound.
+  lone "Chen" beside "Mark Chen" and "Lily Chen" stays unbound;
+- a short form of an organisation's name ("Pirates", "Red Sox") joins the one organisation of the
+  document it is a short form of, or the one named far more often than each other ("Boston Red
+  Sox" six times, a farm team "Pawtucket Red Sox" once).
 """
 
 from __future__ import annotations
@@ -45,12 +48,7 @@ def pick_full_name(fits: list[int], entities: list[DocumentEntity], title: set[s
     titled = [i for i in fits if _named_in_title(entities[i], title, title_end)]
     if len(titled) == 1:
         return titled[0]
-    if len(fits) > 1:
-        counted = sorted(fits, key=lambda i: -len(entities[i].mentions))
-        top, second = len(entities[counted[0]].mentions), len(entities[counted[1]].mentions)
-        if top >= 2 and top >= dominance_ratio * second:
-            return counted[0]
-    return None
+    return _dominant(fits, entities, dominance_ratio) if fits else None
 
 
 def _absorb(into: DocumentEntity, part: DocumentEntity, shorter: bool) -> None:
@@ -62,6 +60,30 @@ def _absorb(into: DocumentEntity, part: DocumentEntity, shorter: bool) -> None:
     if shorter:  # a lone 'Hadid' means Zaha Hadid only inside this document
         local |= forms
     into.local_names = sorted(local - {into.name})
+
+
+def _dominant(fits: list[int], entities: list[DocumentEntity], ratio: float) -> int | None:
+    """The one of several fits named at least `ratio` times as often as each other (and twice at least)."""
+    counted = sorted(fits, key=lambda i: -len(entities[i].mentions))
+    top, second = len(entities[counted[0]].mentions), len(entities[counted[1]].mentions)
+    return counted[0] if top >= 2 and top >= ratio * second else None
+
+
+def join_organisation_names(document: ExtractedDocument, dominance_ratio: float) -> dict[int, int]:
+    """Fold each typed organisation's short form into its full name (in place); {folded index: kept index}."""
+    entities = document.entities
+    orgs = [i for i, e in enumerate(entities) if e.kind is PageKind.ORGANISATION]
+    words = {i: names.name_key(entities[i].name, False).split() for i in orgs}
+    folded: dict[int, int] = {}
+    for i in sorted(orgs, key=lambda i: len(words[i])):
+        if entities[i].kind_certain or i in folded.values() or entities[i].name in entities[i].local_names:
+            continue  # a generic head ('the Court') stays its own document's body
+        fits = [j for j in orgs if j != i and j not in folded and names.short_org_form(words[i], words[j])]
+        chosen = fits[0] if len(fits) == 1 else _dominant(fits, entities, dominance_ratio) if fits else None
+        if chosen is not None:
+            _absorb(entities[chosen], entities[i], shorter=False)
+            folded[i] = chosen
+    return folded
 
 
 def join_person_names(document: ExtractedDocument, dominance_ratio: float) -> dict[int, int]:

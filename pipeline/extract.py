@@ -43,7 +43,7 @@ from graph_schema.slugs import normalise_name
 from pipeline import names
 from pipeline.fact_kinds import type_facts
 from pipeline.header_people import read_header
-from pipeline.coreference import join_person_names, title_words
+from pipeline.coreference import join_organisation_names, join_person_names, title_words
 from pipeline.kind_model import _drop_entities, type_entities
 from pipeline.speakers import attach_labels, read_meeting_notes, resolved_label_spans, works_at_pairs
 from pipeline.tool_candidates import shape_candidates
@@ -187,6 +187,7 @@ def _group_mentions(
 def _add_candidates(text: str, groups: dict[str, _Group], candidates: list[tuple[int, int]]) -> None:
     """Names spaCy left untagged join the document's groups; a new name is a candidate (typed later)."""
     for start, end in candidates:
+        start += names.sentence_opener(text[start:end], _starts_sentence(text, start))  # 'With Wikinews'
         key = normalise_name(text[start:end])
         if not key:
             continue
@@ -389,6 +390,8 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]]) -> list[tuple
             part = names.name_part(text[start:end], kind is PageKind.PERSON)
             if part is not None:
                 start, end = start + part[0], start + part[1]
+        if kind in (PageKind.PERSON, PageKind.ORGANISATION):  # 'With Wikinews, Sarvis discusses…'
+            start += names.sentence_opener(text[start:end], _starts_sentence(text, start))
         if kind is PageKind.PERSON:
             start = names.start_with_titles(text, start)
         surface = text[start:end]
@@ -409,6 +412,14 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]]) -> list[tuple
             continue
         out.append((start, end, kind))
     return out
+
+
+_SENTENCE_END = re.compile(r"(?:^|[.!?:;]['\"’”)]?\s+|\n\s*)$")
+
+
+def _starts_sentence(text: str, start: int) -> bool:
+    """Whether a sentence (or a line) starts at `start`, where any word is written with a capital."""
+    return bool(_SENTENCE_END.search(text, max(0, start - 4), start)) or start == 0
 
 
 def _merge_acronyms(text: str, groups: dict[str, _Group]) -> list[tuple[str, str]]:
@@ -678,4 +689,5 @@ def extract_documents(
         type_entities([built[i] for i in sorted(built)], embed)
         for i in sorted(built):  # names the classifier made people join their full names
             _drop_entities(built[i], join_person_names(built[i], settings.surname_dominance_ratio))
+            _drop_entities(built[i], join_organisation_names(built[i], settings.surname_dominance_ratio))
     return [built[i] if i in built else ExtractedDocument(parsed=parsed) for i, parsed in enumerate(documents)]

@@ -142,6 +142,26 @@ def name_part(surface: str, person: bool) -> tuple[int, int] | None:
     return start, end
 
 
+def sentence_opener(surface: str, sentence_start: bool) -> int:
+    """How many characters of a span are a capitalised function word that only opens the sentence:
+    'With Wikinews', 'How The Onion', 'After Theodorus' -> the offset where the name starts, else 0.
+
+    A word of spaCy's English stop list, written with a capital only because a sentence starts
+    there, followed by a capitalised word; not a determiner or possessive, which belong to titles
+    and names ('The Independent', 'My Lord'). A given name that is also such a word ('Will Smith',
+    by the nicknames dataset) stays.
+    """
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    words = surface.split(" ", 1)
+    if not sentence_start or len(words) < 2 or not words[1][:1].isupper() or words[0].isupper():
+        return 0
+    first = words[0].lower()
+    if first not in STOP_WORDS or first in _ADDRESS or first in ("a", "an") or _nicknamer().canonicals_of(first) or _nicknamer().nicknames_of(first):
+        return 0
+    return len(words[0]) + 1
+
+
 def _capitalised(token: str) -> bool:
     return any(c.isupper() for c in token)  # 'eBay', 'iPhone', '3M' too
 

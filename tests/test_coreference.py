@@ -11,12 +11,12 @@ import re
 from graph_schema.embedding import embed_texts
 from graph_schema.kinds import PageKind
 from graph_schema.models import DocumentEntity, EntityMention, ExtractedDocument, ParsedDocument
-from pipeline.coreference import join_person_names
+from pipeline.coreference import join_organisation_names, join_person_names
 from pipeline.extract import extract_documents
 from pipeline.parse import chunk_text
 
 
-def _document(text: str, names: list[str]) -> ExtractedDocument:
+def _document(text: str, names: list[str], kind: PageKind = PageKind.PERSON) -> ExtractedDocument:
     """One person entity per name, holding every occurrence of it that no longer name covers."""
     taken: list[tuple[int, int]] = []
     mentions: dict[str, list[EntityMention]] = {}
@@ -25,7 +25,7 @@ def _document(text: str, names: list[str]) -> ExtractedDocument:
         found = [(s, e) for s, e in found if not any(a <= s and e <= b for a, b in taken)]
         taken += found
         mentions[name] = [EntityMention(start=s, end=e, surface=name) for s, e in found]
-    entities = [DocumentEntity(name=n, kind=PageKind.PERSON, mentions=mentions[n]) for n in names]
+    entities = [DocumentEntity(name=n, kind=kind, mentions=mentions[n]) for n in names]
     return ExtractedDocument(parsed=ParsedDocument(source_id="s", key="d.md", text=text), entities=entities)
 
 
@@ -54,3 +54,20 @@ def test_a_surname_is_not_bound_to_the_father_when_the_subject_was_found_by_shap
                                  embed=embed_texts)[0]
     aliases = {e.name: {e.name, *e.aliases} for e in document.entities}
     assert "Hadid" not in aliases.get("Mohammed Hadid", set())
+
+
+def test_a_short_team_name_joins_the_team_the_document_names_most():
+    text = ("Holt was drafted by the Pittsburgh Pirates and traded to the Boston Red Sox. The Red Sox sent him to "
+            "the Pawtucket Red Sox for a month. The Pirates had kept him two years; the Boston Red Sox won the "
+            "series, and the Boston Red Sox kept him.")
+    document = _document(text, ["Pittsburgh Pirates", "Boston Red Sox", "Red Sox", "Pawtucket Red Sox", "Pirates"],
+                         PageKind.ORGANISATION)
+    folded = join_organisation_names(document, 3.0)
+    assert folded == {2: 1, 4: 0}  # 'Red Sox' is the Boston team (three to one), 'Pirates' the one Pirates
+
+
+def test_a_generic_head_is_not_folded_into_a_named_court():
+    text = "The Supreme Court of Ohio heard the case. The Court ruled for the state."
+    document = _document(text, ["Supreme Court of Ohio", "Court"], PageKind.ORGANISATION)
+    document.entities[1].local_names = ["Court"]
+    assert join_organisation_names(document, 3.0) == {}

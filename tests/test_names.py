@@ -203,6 +203,22 @@ def test_the_authors_of_a_citation_are_people_each():
     assert _refine_spans(firm, [(0, 15, PageKind.ORGANISATION)]) == [(0, 15, PageKind.ORGANISATION)]
 
 
+@pytest.mark.parametrize("text, span, kept", [
+    ("It rained.\nWith Wikinews, Sarvis discusses the drug laws.", "With Wikinews", "Wikinews"),
+    ("He left. After Theodorus had been assisting him, he moved.", "After Theodorus", "Theodorus"),
+    ("Will Smith starred in the film.", "Will Smith", "Will Smith"),  # a given name, not the verb
+    ("The Independent reported it first.", "The Independent", "The Independent"),
+    ("We met with Wikinews staff.", "Wikinews", "Wikinews"),
+])
+def test_a_word_that_only_opens_the_sentence_is_not_part_of_the_name(text, span, kept):
+    from pipeline.extract import _refine_spans
+    from graph_schema.kinds import PageKind
+
+    start = text.index(span)
+    refined = _refine_spans(text, [(start, start + len(span), PageKind.ORGANISATION)])
+    assert [text[s:e] for s, e, _ in refined] == [kept]
+
+
 # --- through the real pipeline into Neo4j -----------------------------------------------------------
 
 def test_a_nickname_in_a_later_ingest_lands_on_the_existing_page(graph):
