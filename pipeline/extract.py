@@ -363,6 +363,9 @@ def _local_names(text: str, group: _Group, name: str) -> list[str]:
         for surface, preceding in by_surface.items():
             if names.is_generic_head(surface, preceding):
                 local.append(surface)  # 'the Court', 'the Church'
+    # The same word in lower case ('the high court') is the common noun of a local name, local too.
+    local_keys = {normalise_name(s) for s in local}
+    local += [s for s in surfaces if s not in local and s.islower() and normalise_name(s) in local_keys]
     return local
 
 

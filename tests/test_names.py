@@ -95,6 +95,15 @@ def test_the_court_of_one_document_is_not_the_court_of_another():
     assert "Court" in resolved[1].extracted.entities[[e.name for e in resolved[1].extracted.entities].index("Court")].local_names
 
 
+def test_the_lower_case_court_of_a_document_is_its_own_court_too():
+    # 'the trial court' is the common noun of the document's own 'the Court': it names no other
+    # document's court ('the high court' of one transcript is not the court of another).
+    extracted = _extract("Mr. Chief Justice, may it please the Court. The Court held in Miller that the trial court "
+                         "erred. Again, the Court should reverse.")
+    court = next(e for e in extracted.entities if e.name == "Court")
+    assert "court" in court.aliases and "court" in court.local_names
+
+
 # --- headlines ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("text", "kept"), [
