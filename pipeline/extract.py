@@ -217,15 +217,13 @@ def _merge_short_person_names(groups: dict[str, _Group], text: str = "") -> None
         words = key.split()
         if key not in groups:
             continue
-        fits = _full_names_ending_with(groups, words) or [
+        fits = _with_a_person(groups, _full_names_ending_with(groups, words)) or _with_a_person(groups, [
             fk
             for fk, g in groups.items()
             if _may_be_person(g)
             and len(fk.split()) > len(words)
             and fk.split()[: len(words)] == words
-        ]
-        if groups[key].kind is not PageKind.PERSON and all(groups[fk].kind is not PageKind.PERSON for fk in fits):
-            continue  # 'Google' and an untyped 'Google Science Fair': nothing says either is a person
+        ])
         if len(fits) > 1:
             ambiguous.append((key, fits))
         elif len(fits) == 1 and key in groups:
@@ -254,6 +252,12 @@ def _full_names_ending_with(groups: dict[str, _Group], words: list[str]) -> list
         fk for fk, g in groups.items()
         if _may_be_person(g) and len(fk.split()) > len(words) and fk.split()[-len(words):] == words
     ]
+
+
+def _with_a_person(groups: dict[str, _Group], fits: list[str]) -> list[str]:
+    """The fits, when one of them is a person by the model's label: untyped names alone are only
+    rivals ('Daniel' is not bound to a shape-found 'Despite Daniel', nor 'Google' to 'Google Science Fair')."""
+    return fits if any(groups[fk].kind is PageKind.PERSON and not groups[fk].candidate for fk in fits) else []
 
 
 def _may_be_person(group: _Group) -> bool:

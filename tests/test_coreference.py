@@ -71,3 +71,18 @@ def test_a_generic_head_is_not_folded_into_a_named_court():
     document = _document(text, ["Supreme Court of Ohio", "Court"], PageKind.ORGANISATION)
     document.entities[1].local_names = ["Court"]
     assert join_organisation_names(document, 3.0) == {}
+
+
+def test_a_given_name_is_not_bound_to_an_untyped_span_that_ends_with_it():
+    # The shape rules found 'Despite Daniel' where spaCy missed a name at the start of a sentence;
+    # a lone 'Daniel' is Daniel Bernoulli, the one person spaCy named, not that span.
+    from pipeline.extract import _Group, _merge_short_person_names
+
+    groups = {key: _Group() for key in ("daniel bernoulli", "despite daniel", "daniel")}
+    groups["daniel bernoulli"].add("Daniel Bernoulli", 0, 16, PageKind.PERSON)
+    groups["despite daniel"].add("Despite Daniel", 60, 74, PageKind.TOOL)
+    groups["despite daniel"].candidate = True
+    for start in (100, 140, 180):
+        groups["daniel"].add("Daniel", start, start + 6, PageKind.PERSON)
+    _merge_short_person_names(groups, "A title line\n")
+    assert "daniel" not in groups and len(groups["daniel bernoulli"].mentions) == 4
