@@ -62,6 +62,23 @@ def _absorb(into: DocumentEntity, part: DocumentEntity, shorter: bool) -> None:
     into.local_names = sorted(local - {into.name})
 
 
+def _join_equal_keys(entities: list[DocumentEntity], indexes: list[int], key) -> dict[int, int]:
+    """Entities of one kind whose names have one key ('Saint Jerome' and 'Jerome' once the title is
+    off; 'Initech Corp.' and 'Initech') are one: each joins the one named most often."""
+    by_key: dict[str, list[int]] = {}
+    for i in indexes:
+        if key(entities[i]) and not entities[i].kind_certain:
+            by_key.setdefault(key(entities[i]), []).append(i)
+    folded: dict[int, int] = {}
+    for same in by_key.values():
+        keep = max(same, key=lambda i: (len(entities[i].mentions), -i))
+        for i in same:
+            if i != keep:
+                _absorb(entities[keep], entities[i], shorter=False)
+                folded[i] = keep
+    return folded
+
+
 def _dominant(fits: list[int], entities: list[DocumentEntity], ratio: float) -> int | None:
     """The one of several fits named at least `ratio` times as often as each other (and twice at least)."""
     counted = sorted(fits, key=lambda i: -len(entities[i].mentions))
@@ -74,7 +91,9 @@ def join_organisation_names(document: ExtractedDocument, dominance_ratio: float)
     entities = document.entities
     orgs = [i for i, e in enumerate(entities) if e.kind is PageKind.ORGANISATION]
     words = {i: names.name_key(entities[i].name, False).split() for i in orgs}
-    folded: dict[int, int] = {}
+    folded = _join_equal_keys(entities, [i for i in orgs if entities[i].name not in entities[i].local_names],
+                              lambda e: names.name_key(e.name, False))
+    orgs = [i for i in orgs if i not in folded]
     for i in sorted(orgs, key=lambda i: len(words[i])):
         if entities[i].kind_certain or i in folded.values() or entities[i].name in entities[i].local_names:
             continue  # a generic head ('the Court') stays its own document's body
@@ -96,11 +115,12 @@ def join_person_names(document: ExtractedDocument, dominance_ratio: float) -> di
     title_end = max(text.find("\n"), 0)
     title = title_words(text)
     person = [i for i, e in enumerate(entities) if e.kind is PageKind.PERSON and _key_words(e)]
-    folded: dict[int, int] = {}
+    folded = _join_equal_keys(entities, person, lambda e: " ".join(_key_words(e)))
+    person = [i for i in person if i not in folded]
     full = sorted((i for i in person if len(_key_words(entities[i])) >= 2),
                   key=lambda i: (-len(entities[i].mentions), i))
     for n, i in enumerate(full):
-        if i in folded:
+        if i in folded or i in folded.values():
             continue
         for j in full[n + 1:]:
             if j not in folded and not entities[j].kind_certain and names.same_person_name(

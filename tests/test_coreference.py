@@ -86,3 +86,12 @@ def test_a_given_name_is_not_bound_to_an_untyped_span_that_ends_with_it():
         groups["daniel"].add("Daniel", start, start + 6, PageKind.PERSON)
     _merge_short_person_names(groups, "A title line\n")
     assert "daniel" not in groups and len(groups["daniel bernoulli"].mentions) == 4
+
+
+def test_names_with_one_key_are_one_entity_after_typing():
+    text = "Jerome translated the Bible. Saint Jerome lived in Bethlehem, where Jerome died."
+    document = _document(text, ["Jerome", "Saint Jerome"])
+    assert join_person_names(document, 3.0) == {1: 0}
+    text = "Initech Corp. cut jobs. Initech said the cuts were final, and Initech shares fell."
+    document = _document(text, ["Initech Corp.", "Initech"], PageKind.ORGANISATION)
+    assert join_organisation_names(document, 3.0) == {0: 1}
