@@ -402,7 +402,7 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]]) -> list[tuple
         if kind is PageKind.PERSON:
             start = names.start_with_titles(text, start)
         surface = text[start:end]
-        authors = names.cited_authors(surface, text[end:end + 12]) if kind in (PageKind.PERSON, PageKind.ORGANISATION) else None
+        authors = names.cited_authors(surface, text[end:end + 80]) if kind in (PageKind.PERSON, PageKind.ORGANISATION) else None
         if authors:  # 'Marsden & Mackey, 2014': the authors of a citation, each a person
             out.extend((start + s, start + e, PageKind.PERSON) for s, e in authors)
             continue

@@ -340,12 +340,14 @@ def conjoined_parts(surface: str, known: set[str], person: bool = False) -> list
     return None
 
 
-_CITATION_AFTER = re.compile(r",?\s*\(?(?:1[5-9]|20)\d\d\b|\s+et al\b")
+# After a citation's names: more authors ('…, Fabiani, & Gratton'), then a year or 'et al.'.
+_CITATION_AFTER = re.compile(
+    r"(?:,\s*(?:&\s*|and\s+)?[A-Z][\w'’-]+)*(?:,?\s*\(?(?:1[5-9]|20)\d\d\b|,?\s+et al\b)")
 _AUTHOR_SEPARATOR = re.compile(r",\s*(?:&\s*|and\s+)?|\s+(?:&|and)\s+")
 
 
 def cited_authors(surface: str, after: str) -> list[tuple[int, int]] | None:
-    """'Marsden & Mackey, 2014', '(Li, Polat, & Bavelier, 2010)': the authors of a citation, one
+    """'Marsden & Mackey, 2014', '(Boot, Kramer, Simons, & Gratton, 2008)': the authors of a citation, one
     person each, as offsets into `surface`; None when the span is not followed by a year or 'et al.'.
 
     A news-trained model reads such a list as one organisation ('Marsden & Mackey'), and one page

@@ -207,6 +207,11 @@ def test_the_authors_of_a_citation_are_people_each():
     assert [(text[s:e], k) for s, e, k in refined] == [
         ("Marsden", PageKind.PERSON), ("Mackey", PageKind.PERSON),
         ("Li", PageKind.PERSON), ("Polat", PageKind.PERSON), ("Bavelier", PageKind.PERSON)]
+    # The model's span may hold only some of the authors: the rest and the year follow it.
+    text = "It helps multitasking (Boot, Kramer, Simons, Fabiani, & Gratton, 2008)."
+    start = text.index("Kramer, Simons")
+    refined = _refine_spans(text, [(start, start + len("Kramer, Simons"), PageKind.ORGANISATION)])
+    assert [(text[s:e], k) for s, e, k in refined] == [("Kramer", PageKind.PERSON), ("Simons", PageKind.PERSON)]
     # A company with '&' in its name is one name when no year follows it.
     firm = "Marks & Spencer opened a store in Leeds."
     assert _refine_spans(firm, [(0, 15, PageKind.ORGANISATION)]) == [(0, 15, PageKind.ORGANISATION)]
