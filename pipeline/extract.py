@@ -43,7 +43,8 @@ from graph_schema.slugs import normalise_name
 from pipeline import names
 from pipeline.fact_kinds import type_facts
 from pipeline.header_people import read_header
-from pipeline.kind_model import type_entities
+from pipeline.coreference import join_organisation_names, join_person_names, title_words
+from pipeline.kind_model import _drop_entities, type_entities
 from pipeline.speakers import attach_labels, read_meeting_notes, resolved_label_spans, works_at_pairs
 from pipeline.tool_candidates import shape_candidates
 from pipeline.units import split_into_units, unit_breaks
@@ -186,6 +187,7 @@ def _group_mentions(
 def _add_candidates(text: str, groups: dict[str, _Group], candidates: list[tuple[int, int]]) -> None:
     """Names spaCy left untagged join the document's groups; a new name is a candidate (typed later)."""
     for start, end in candidates:
+        start += names.sentence_opener(text[start:end], _starts_sentence(text, start))  # 'With Wikinews'
         key = normalise_name(text[start:end])
         if not key:
             continue
@@ -196,12 +198,16 @@ def _add_candidates(text: str, groups: dict[str, _Group], candidates: list[tuple
         group.add(text[start:end], start, end, group.kinds.most_common(1)[0][0] if group.kinds else PageKind.TOOL)
 
 
-def _merge_short_person_names(groups: dict[str, _Group]) -> None:
+def _merge_short_person_names(groups: dict[str, _Group], text: str = "") -> None:
     """'Guido' or 'van Rossum' joins the one full person name in the document it is part of.
 
     A short name the model labelled otherwise ('Guido' as an organisation happens) joins too,
     when it is a single word: the full name in the same document is the better evidence.
+    A full name only the shape rules found (a candidate, typed later) counts as a full name the
+    short one may mean: 'Hadid' beside 'Mohammed Hadid' and an untagged 'Zaha Mohammad Hadid' is
+    not bound to the father for want of a rival.
     """
+    title = (_title_end(text), title_words(text))
     short = sorted(
         (k for k, g in groups.items() if g.kind is PageKind.PERSON or (len(k.split()) == 1 and g.certain_kind is None)),
         key=lambda k: -len(k.split()),  # 'van Rossum' joins 'Guido van Rossum' before 'Rossum' looks for a home
@@ -209,13 +215,15 @@ def _merge_short_person_names(groups: dict[str, _Group]) -> None:
     ambiguous: list[tuple[str, list[str]]] = []
     for key in short:
         words = key.split()
-        fits = _full_names_ending_with(groups, words) or [
+        if key not in groups:
+            continue
+        fits = _with_a_person(groups, _full_names_ending_with(groups, words)) or _with_a_person(groups, [
             fk
             for fk, g in groups.items()
-            if g.kind is PageKind.PERSON
+            if _may_be_person(g)
             and len(fk.split()) > len(words)
             and fk.split()[: len(words)] == words
-        ]
+        ])
         if len(fits) > 1:
             ambiguous.append((key, fits))
         elif len(fits) == 1 and key in groups:
@@ -224,11 +232,17 @@ def _merge_short_person_names(groups: dict[str, _Group]) -> None:
             groups[fits[0]].absorb(part)
     # Then a lone name several full names fit, once the unambiguous ones have joined and counted.
     for key, fits in ambiguous:
-        fits = _dominant(groups, [fk for fk in fits if fk in groups])
+        fits = _dominant(groups, [fk for fk in fits if fk in groups], title)
         if len(fits) == 1 and key in groups:
             part = groups.pop(key)
             part.kinds = Counter({PageKind.PERSON: sum(part.kinds.values())})  # it is a part of a person's name
             groups[fits[0]].absorb(part)
+
+
+def _title_end(text: str) -> int:
+    """Where the document's first line ends: a title or heading, when the document has one."""
+    end = text.find("\n")
+    return end if end >= 0 else 0
 
 
 def _full_names_ending_with(groups: dict[str, _Group], words: list[str]) -> list[str]:
@@ -236,18 +250,36 @@ def _full_names_ending_with(groups: dict[str, _Group], words: list[str]) -> list
     before it is the first word of a span such as 'Warhol Polaroid'."""
     return [
         fk for fk, g in groups.items()
-        if g.kind is PageKind.PERSON and len(fk.split()) > len(words) and fk.split()[-len(words):] == words
+        if _may_be_person(g) and len(fk.split()) > len(words) and fk.split()[-len(words):] == words
     ]
 
 
-def _dominant(groups: dict[str, _Group], fits: list[str]) -> list[str]:
+def _with_a_person(groups: dict[str, _Group], fits: list[str]) -> list[str]:
+    """The fits, when one of them is a person by the model's label: untyped names alone are only
+    rivals ('Daniel' is not bound to a shape-found 'Despite Daniel', nor 'Google' to 'Google Science Fair')."""
+    return fits if any(groups[fk].kind is PageKind.PERSON and not groups[fk].candidate for fk in fits) else []
+
+
+def _may_be_person(group: _Group) -> bool:
+    """A person by the model's label, or a name only the shape rules found (typed later)."""
+    return group.kind is PageKind.PERSON or (group.candidate and group.certain_kind is None)
+
+
+def _dominant(groups: dict[str, _Group], fits: list[str], title: tuple[int, set[str]] = (0, set())) -> list[str]:
     """Of several full names a lone name fits, the one the document is about, if one stands out.
 
     A biography names the subject's parents once and the subject throughout: 'Moreau' is Jeanne
-    Moreau. 'Mark Chen' and 'Lily Chen' named about as often leave a lone 'Chen' unbound.
+    Moreau. The one full name its title (first line) names is the subject too, however often
+    the family is named ('Padalecki' after the title 'Jared Padalecki'). 'Mark Chen' and 'Lily
+    Chen' named about as often, neither in the title, leave a lone 'Chen' unbound.
     """
     if len(fits) < 2:
         return fits
+    title_end, words = title
+    titled = [k for k in fits if any(m.start < title_end for m in groups[k].mentions)
+              or (k.split()[0] in words and k.split()[-1] in words)]
+    if len(titled) == 1:
+        return titled
     ratio = get_settings().surname_dominance_ratio
     counted = sorted(fits, key=lambda k: -len(groups[k].mentions))
     top, second = len(groups[counted[0]].mentions), len(groups[counted[1]].mentions)
@@ -335,13 +367,17 @@ def _local_names(text: str, group: _Group, name: str) -> list[str]:
         for surface, preceding in by_surface.items():
             if names.is_generic_head(surface, preceding):
                 local.append(surface)  # 'the Court', 'the Church'
+    # The same word in lower case ('the high court') is the common noun of a local name, local too.
+    local_keys = {normalise_name(s) for s in local}
+    local += [s for s in surfaces if s not in local and s.islower() and normalise_name(s) in local_keys]
     return local
 
 
 def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]]) -> list[tuple[int, int, PageKind]]:
     """Spans cut down to the names in them: inside a Title Case or capitals headline only a name
     the prose also uses is kept ('Celtics Sign Star Guard' -> 'Celtics'), and 'Reuters and
-    Bloomberg' is two names when the prose names each alone."""
+    Bloomberg' is two names when the prose names each alone; the authors of a citation
+    ('Marsden & Mackey, 2014') are people, one each."""
     settings = get_settings()
     headline_of: dict[int, bool] = {}
 
@@ -361,9 +397,15 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]]) -> list[tuple
             part = names.name_part(text[start:end], kind is PageKind.PERSON)
             if part is not None:
                 start, end = start + part[0], start + part[1]
+        if kind in (PageKind.PERSON, PageKind.ORGANISATION):  # 'With Wikinews, Sarvis discusses…'
+            start += names.sentence_opener(text[start:end], _starts_sentence(text, start))
         if kind is PageKind.PERSON:
             start = names.start_with_titles(text, start)
         surface = text[start:end]
+        authors = names.cited_authors(surface, text[end:end + 80]) if kind in (PageKind.PERSON, PageKind.ORGANISATION) else None
+        if authors:  # 'Marsden & Mackey, 2014': the authors of a citation, each a person
+            out.extend((start + s, start + e, PageKind.PERSON) for s, e in authors)
+            continue
         parts = names.conjoined_parts(surface, set(known), person=kind is PageKind.PERSON)
         if parts:
             out.extend((start + s, start + e, known.get(normalise_name(surface[s:e]), kind)) for s, e in parts)
@@ -377,6 +419,14 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]]) -> list[tuple
             continue
         out.append((start, end, kind))
     return out
+
+
+_SENTENCE_END = re.compile(r"(?:^|[.!?:;]['\"’”)]?\s+|\n\s*)$")
+
+
+def _starts_sentence(text: str, start: int) -> bool:
+    """Whether a sentence (or a line) starts at `start`, where any word is written with a capital."""
+    return bool(_SENTENCE_END.search(text, max(0, start - 4), start)) or start == 0
 
 
 def _merge_acronyms(text: str, groups: dict[str, _Group]) -> list[tuple[str, str]]:
@@ -480,7 +530,7 @@ def build_extracted(
     groups = _group_mentions(text, raw_entities, people)
     _add_candidates(text, groups, shape_candidates(text, [r[:2] for r in raw_entities] + ruled, sentences))
     _merge_person_variants(groups)
-    _merge_short_person_names(groups)
+    _merge_short_person_names(groups, text)
     attach_labels(text, notes, groups, _Group)
     defined = _merge_acronyms(text, groups)
     _merge_bare_acronyms(groups)
@@ -644,4 +694,7 @@ def extract_documents(
             embedder.finish()
     if classify_kinds:
         type_entities([built[i] for i in sorted(built)], embed)
+        for i in sorted(built):  # names the classifier made people join their full names
+            _drop_entities(built[i], join_person_names(built[i], settings.surname_dominance_ratio))
+            _drop_entities(built[i], join_organisation_names(built[i], settings.surname_dominance_ratio))
     return [built[i] if i in built else ExtractedDocument(parsed=parsed) for i, parsed in enumerate(documents)]

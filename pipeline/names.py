@@ -164,6 +164,26 @@ def name_part(surface: str, person: bool) -> tuple[int, int] | None:
     return start, end
 
 
+def sentence_opener(surface: str, sentence_start: bool) -> int:
+    """How many characters of a span are a capitalised function word that only opens the sentence:
+    'With Wikinews', 'How The Onion', 'After Theodorus' -> the offset where the name starts, else 0.
+
+    A word of spaCy's English stop list, written with a capital only because a sentence starts
+    there, followed by a capitalised word; not a determiner or possessive, which belong to titles
+    and names ('The Independent', 'My Lord'). A given name that is also such a word ('Will Smith',
+    by the nicknames dataset) stays.
+    """
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    words = surface.split(" ", 1)
+    if not sentence_start or len(words) < 2 or not words[1][:1].isupper() or words[0].isupper():
+        return 0
+    first = words[0].lower()
+    if first not in STOP_WORDS or first in _ADDRESS or first in ("a", "an") or _nicknamer().canonicals_of(first) or _nicknamer().nicknames_of(first):
+        return 0
+    return len(words[0]) + 1
+
+
 def _capitalised(token: str) -> bool:
     return any(c.isupper() for c in token)  # 'eBay', 'iPhone', '3M' too
 
@@ -365,6 +385,34 @@ def conjoined_parts(surface: str, known: set[str], person: bool = False) -> list
     if all(normalise_name(surface[s:e]) in known for s, e in parts):
         return parts
     if person and all(_written_like_a_name(surface[s:e]) for s, e in parts):
+        return parts
+    return None
+
+
+# After a citation's names: more authors ('…, Fabiani, & Gratton'), then a year or 'et al.'.
+_CITATION_AFTER = re.compile(
+    r"(?:,\s*(?:&\s*|and\s+)?[A-Z][\w'’-]+)*(?:,?\s*\(?(?:1[5-9]|20)\d\d\b|,?\s+et al\b)")
+_AUTHOR_SEPARATOR = re.compile(r",\s*(?:&\s*|and\s+)?|\s+(?:&|and)\s+")
+
+
+def cited_authors(surface: str, after: str) -> list[tuple[int, int]] | None:
+    """'Marsden & Mackey, 2014', '(Boot, Kramer, Simons, & Gratton, 2008)': the authors of a citation, one
+    person each, as offsets into `surface`; None when the span is not followed by a year or 'et al.'.
+
+    A news-trained model reads such a list as one organisation ('Marsden & Mackey'), and one page
+    would then hold every co-author of the paper.
+    """
+    if not _CITATION_AFTER.match(after):
+        return None
+    parts: list[tuple[int, int]] = []
+    cursor = 0
+    for match in _AUTHOR_SEPARATOR.finditer(surface):
+        parts.append((cursor, match.start()))
+        cursor = match.end()
+    if not parts:
+        return None
+    parts.append((cursor, len(surface)))
+    if all(_written_like_a_name(surface[s:e]) for s, e in parts):
         return parts
     return None
 

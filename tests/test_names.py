@@ -118,6 +118,15 @@ def test_an_everyday_word_is_never_a_firms_short_name():
     assert distinctive_short_form("Boston Celtics") is None  # 'Celtics' is not a trade
 
 
+def test_the_lower_case_court_of_a_document_is_its_own_court_too():
+    # 'the trial court' is the common noun of the document's own 'the Court': it names no other
+    # document's court ('the high court' of one transcript is not the court of another).
+    extracted = _extract("Mr. Chief Justice, may it please the Court. The Court held in Miller that the trial court "
+                         "erred. Again, the Court should reverse.")
+    court = next(e for e in extracted.entities if e.name == "Court")
+    assert "court" in court.aliases and "court" in court.local_names
+
+
 # --- headlines ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("text", "kept"), [
@@ -176,6 +185,17 @@ def test_a_surname_two_people_share_is_bound_to_neither():
     assert "Chen" not in names["Mark Chen"] and "Chen" not in names["Lily Chen"]
 
 
+def test_a_lone_surname_is_the_person_the_title_names_when_the_family_shares_it():
+    # A biography names the parents and siblings once each; the subject is the person in the title.
+    extracted = _extract(
+        "Nora Lindqvist\n\nNora Lindqvist is a Swedish architect. Lindqvist was born in Uppsala to Erik Lindqvist "
+        "and Greta Lindqvist. Lindqvist studied in Lund, and Lindqvist later opened a studio in Oslo."
+    )
+    names = _names(extracted)
+    assert "Lindqvist" in names["Nora Lindqvist"]
+    assert "Lindqvist" not in names.get("Erik Lindqvist", set()) | names.get("Greta Lindqvist", set())
+
+
 def test_a_lone_name_never_joins_another_documents_lone_name():
     resolved = _resolve("Adam wrote the first draft of the report.", "Adam repaired the roof of the barn last week.")
     assert _page_of(resolved, 0, "Adam") != _page_of(resolved, 1, "Adam")
@@ -196,6 +216,44 @@ def test_two_names_joined_by_and_in_one_span_are_two():
     # A name with 'and' in it stays whole when its sides are not names of their own.
     name = "Procter and Gamble raised prices."
     assert _refine_spans(name, [(0, 18, PageKind.ORGANISATION)]) == [(0, 18, PageKind.ORGANISATION)]
+
+
+def test_the_authors_of_a_citation_are_people_each():
+    from pipeline.extract import _refine_spans
+    from graph_schema.kinds import PageKind
+
+    text = "Replications are rare in the field (Marsden & Mackey, 2014; Li, Polat, & Bavelier 2010)."
+    pair = text.index("Marsden & Mackey")
+    trio = text.index("Li, Polat, & Bavelier")
+    refined = _refine_spans(text, [(pair, pair + len("Marsden & Mackey"), PageKind.ORGANISATION),
+                                   (trio, trio + len("Li, Polat, & Bavelier"), PageKind.ORGANISATION)])
+    assert [(text[s:e], k) for s, e, k in refined] == [
+        ("Marsden", PageKind.PERSON), ("Mackey", PageKind.PERSON),
+        ("Li", PageKind.PERSON), ("Polat", PageKind.PERSON), ("Bavelier", PageKind.PERSON)]
+    # The model's span may hold only some of the authors: the rest and the year follow it.
+    text = "It helps multitasking (Boot, Kramer, Simons, Fabiani, & Gratton, 2008)."
+    start = text.index("Kramer, Simons")
+    refined = _refine_spans(text, [(start, start + len("Kramer, Simons"), PageKind.ORGANISATION)])
+    assert [(text[s:e], k) for s, e, k in refined] == [("Kramer", PageKind.PERSON), ("Simons", PageKind.PERSON)]
+    # A company with '&' in its name is one name when no year follows it.
+    firm = "Marks & Spencer opened a store in Leeds."
+    assert _refine_spans(firm, [(0, 15, PageKind.ORGANISATION)]) == [(0, 15, PageKind.ORGANISATION)]
+
+
+@pytest.mark.parametrize("text, span, kept", [
+    ("It rained.\nWith Wikinews, Sarvis discusses the drug laws.", "With Wikinews", "Wikinews"),
+    ("He left. After Theodorus had been assisting him, he moved.", "After Theodorus", "Theodorus"),
+    ("Will Smith starred in the film.", "Will Smith", "Will Smith"),  # a given name, not the verb
+    ("The Independent reported it first.", "The Independent", "The Independent"),
+    ("We met with Wikinews staff.", "Wikinews", "Wikinews"),
+])
+def test_a_word_that_only_opens_the_sentence_is_not_part_of_the_name(text, span, kept):
+    from pipeline.extract import _refine_spans
+    from graph_schema.kinds import PageKind
+
+    start = text.index(span)
+    refined = _refine_spans(text, [(start, start + len(span), PageKind.ORGANISATION)])
+    assert [text[s:e] for s, e, _ in refined] == [kept]
 
 
 # --- through the real pipeline into Neo4j -----------------------------------------------------------

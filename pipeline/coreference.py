@@ -1,0 +1,144 @@
+"""In-document coreference of people once every entity has its final kind (issue 13).
+
+Extraction joins the forms of a person's name while the kinds are still the news model's
+guesses, so a name the model called an organisation or a work ("L'Enfant", "Hadid") or one it
+missed and the shape rules found ("Jared Tristan Padalecki") stays an entity of its own even
+after the kind classifier calls it a person. This pass runs after the classifier, on the typed
+entities, with the same rules extraction uses on spaCy's people:
+
+- two full names that are forms of one name ("Jared Padalecki" / "Jared Tristan Padalecki") are
+  one person, the one named more often keeping the page;
+- a shorter name that ends (a surname: "Hadid", "L'Enfant") or starts (a given name: "Bonosus")
+  one full name of the document joins it; of several, the one the document's title names (a
+  biography's subject), else one named far more often than each other; else none, so that a
+  lone "Chen" beside "Mark Chen" and "Lily Chen" stays unbound;
+- a short form of an organisation's name ("Pirates", "Red Sox") joins the one organisation of the
+  document it is a short form of, or the one named far more often than each other ("Boston Red
+  Sox" six times, a farm team "Pawtucket Red Sox" once).
+"""
+
+from __future__ import annotations
+
+from graph_schema.kinds import PageKind
+from graph_schema.models import DocumentEntity, ExtractedDocument
+from pipeline import names
+
+
+def _key_words(entity: DocumentEntity) -> list[str]:
+    return names.name_key(entity.name, True).split()
+
+
+def title_words(text: str) -> set[str]:
+    """The name words of the document's first line (its title or heading, when it has one)."""
+    end = text.find("\n")
+    return set(names.name_key(text[:end], True).split()) if end > 0 else set()
+
+
+def _named_in_title(entity: DocumentEntity, title: set[str], title_end: int) -> bool:
+    """Whether the title names this person: a mention there, or its first and last name words."""
+    words = _key_words(entity)
+    return any(m.start < title_end for m in entity.mentions) or (words[0] in title and words[-1] in title)
+
+
+def pick_full_name(fits: list[int], entities: list[DocumentEntity], title: set[str], title_end: int,
+                   dominance_ratio: float) -> int | None:
+    """Of the full names a shorter name fits, the one it means, or None when nothing says which."""
+    if len(fits) == 1:
+        return fits[0]
+    titled = [i for i in fits if _named_in_title(entities[i], title, title_end)]
+    if len(titled) == 1:
+        return titled[0]
+    return _dominant(fits, entities, dominance_ratio) if fits else None
+
+
+def _absorb(into: DocumentEntity, part: DocumentEntity, shorter: bool) -> None:
+    into.mentions = sorted(into.mentions + part.mentions, key=lambda m: m.start)
+    forms = {part.name, *part.aliases}
+    into.aliases = sorted((set(into.aliases) | forms) - {into.name})
+    into.acronyms = sorted(set(into.acronyms) | set(part.acronyms))
+    local = set(into.local_names) | set(part.local_names)
+    if shorter:  # a lone 'Hadid' means Zaha Hadid only inside this document
+        local |= forms
+    into.local_names = sorted(local - {into.name})
+
+
+def _join_equal_keys(entities: list[DocumentEntity], indexes: list[int], key) -> dict[int, int]:
+    """Entities of one kind whose names have one key ('Saint Jerome' and 'Jerome' once the title is
+    off; 'Initech Corp.' and 'Initech') are one: each joins the one named most often."""
+    by_key: dict[str, list[int]] = {}
+    for i in indexes:
+        if key(entities[i]) and not entities[i].kind_certain:
+            by_key.setdefault(key(entities[i]), []).append(i)
+    folded: dict[int, int] = {}
+    for same in by_key.values():
+        keep = max(same, key=lambda i: (len(entities[i].mentions), -i))
+        for i in same:
+            if i != keep:
+                _absorb(entities[keep], entities[i], shorter=False)
+                folded[i] = keep
+    return folded
+
+
+def _dominant(fits: list[int], entities: list[DocumentEntity], ratio: float) -> int | None:
+    """The one of several fits named at least `ratio` times as often as each other (and twice at least)."""
+    counted = sorted(fits, key=lambda i: -len(entities[i].mentions))
+    top, second = len(entities[counted[0]].mentions), len(entities[counted[1]].mentions)
+    return counted[0] if top >= 2 and top >= ratio * second else None
+
+
+def join_organisation_names(document: ExtractedDocument, dominance_ratio: float) -> dict[int, int]:
+    """Fold each typed organisation's short form into its full name (in place); {folded index: kept index}."""
+    entities = document.entities
+    orgs = [i for i, e in enumerate(entities) if e.kind is PageKind.ORGANISATION]
+    words = {i: names.name_key(entities[i].name, False).split() for i in orgs}
+    folded = _join_equal_keys(entities, [i for i in orgs if entities[i].name not in entities[i].local_names],
+                              lambda e: names.name_key(e.name, False))
+    orgs = [i for i in orgs if i not in folded]
+    for i in sorted(orgs, key=lambda i: len(words[i])):
+        if entities[i].kind_certain or i in folded.values() or entities[i].name in entities[i].local_names:
+            continue  # a generic head ('the Court') stays its own document's body
+        fits = [j for j in orgs if j != i and j not in folded and names.short_org_form(words[i], words[j])]
+        chosen = fits[0] if len(fits) == 1 else _dominant(fits, entities, dominance_ratio) if fits else None
+        if chosen is not None:
+            _absorb(entities[chosen], entities[i], shorter=False)
+            folded[i] = chosen
+    return folded
+
+
+def join_person_names(document: ExtractedDocument, dominance_ratio: float) -> dict[int, int]:
+    """Fold the typed people's name forms into one entity each (in place); {folded index: kept index}.
+
+    The caller removes the folded entities and renumbers facts and relations.
+    """
+    entities = document.entities
+    text = document.parsed.text
+    title_end = max(text.find("\n"), 0)
+    title = title_words(text)
+    person = [i for i, e in enumerate(entities) if e.kind is PageKind.PERSON and _key_words(e)]
+    folded = _join_equal_keys(entities, person, lambda e: " ".join(_key_words(e)))
+    person = [i for i in person if i not in folded]
+    full = sorted((i for i in person if len(_key_words(entities[i])) >= 2),
+                  key=lambda i: (-len(entities[i].mentions), i))
+    for n, i in enumerate(full):
+        if i in folded or i in folded.values():
+            continue
+        for j in full[n + 1:]:
+            if j not in folded and not entities[j].kind_certain and names.same_person_name(
+                _key_words(entities[i]), _key_words(entities[j])
+            ):
+                _absorb(entities[i], entities[j], shorter=False)
+                folded[j] = i
+    full = [i for i in full if i not in folded]
+    for i in person:
+        if i in folded or entities[i].kind_certain or i in folded.values():
+            continue  # a name others joined keeps them: folds never chain
+        words = _key_words(entities[i])
+        longer = [j for j in full if j != i and j not in folded and len(_key_words(entities[j])) > len(words)]
+        fits = [j for j in longer if _key_words(entities[j])[-len(words):] == words] or [
+            j for j in longer if _key_words(entities[j])[: len(words)] == words
+        ]
+        chosen = pick_full_name(fits, entities, title, title_end, dominance_ratio)
+        if chosen is not None:
+            _absorb(entities[chosen], entities[i], shorter=True)
+            folded[i] = chosen
+    return folded
