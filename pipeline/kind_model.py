@@ -185,8 +185,11 @@ def decide_kind(entity: DocumentEntity, probabilities: dict[str, float], min_pro
         return PAGE_CLASSES[best] if probabilities[best] >= min_probability else None
     current = next((c for c, k in PAGE_CLASSES.items() if k is entity.kind), None)
     held = probabilities[current] if current else probabilities["other"]
-    if current and max(probabilities["place"], probabilities["other"]) >= not_a_page:
-        return None  # 'Rotterdam' read as a person, a heading's 'Roadmap': the classifier is sure it is no page
+    # 'Rotterdam' read as a person, a heading's 'Roadmap': the classifier is sure it is no page. An
+    # acronym spaCy tagged ('the PSF board') keeps its kind: the classifier has seen few outside code.
+    no_page = probabilities["place"] if entity.name.isupper() else max(probabilities["place"], probabilities["other"])
+    if current and no_page >= not_a_page:
+        return None
     if PAGE_CLASSES[best] is not entity.kind and probabilities[best] - held >= margin:
         return PAGE_CLASSES[best]
     return entity.kind
