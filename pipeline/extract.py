@@ -27,6 +27,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import datetime
 from functools import lru_cache
 
 from graph_schema.kinds import PageKind, SourceKind
@@ -42,6 +43,7 @@ from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline import names
 from pipeline.fact_kinds import type_facts
+from pipeline.header_facts import dated_facts
 from pipeline.header_people import read_header
 from pipeline.kind_model import type_entities
 from pipeline.speakers import attach_labels, read_meeting_notes, resolved_label_spans, works_at_pairs
@@ -539,6 +541,8 @@ def build_extracted(
             )
 
     facts = type_facts(facts, text, entities, sentences, max_chars)  # decision, action, question or statement
+    # the header's own status as a decision or open item; dates as the document states them
+    facts = dated_facts(text, parsed.title, facts, entities, datetime.now())
     for index, entity in enumerate(entities):
         about = [f.text for f in facts if index in f.entities][:2]
         entity.context = _one_line(f"{entity.name}. " + " ".join(about), get_settings().entity_context_chars)

@@ -13,6 +13,10 @@ No model: cue words and the shape of the sentence, in this order (the first that
 7. a due date with a word of obligation ("wants a deck by Friday") is an action without an owner;
 8. anything else is a statement.
 
+A statement or decision may also report work finished ("Daniel sent the volumes", "the review is
+done", "closed", "resolved"): it is marked `done`, and the brief shows an open item it matches as
+closed (graph_schema.brief).
+
 A due date is read whatever the kind: "by", "before", "due" or "no later than" followed by a day,
 a month, a date or "the end of …". Owners are names (a capitalised run of words that is not a
 function word such as "It" or "This"), or "we" / "I"; where extraction knows the entity at that
@@ -44,7 +48,9 @@ _DATE = (
     r"|(?:a|one|two|three|four|five|six|\d+)\s+(?:days?|weeks?|months?))"
 )
 _DUE = re.compile(
-    rf"\b(?:by|before|due(?:\s+(?:on|by))?|until|no\s+later\s+than|ahead\s+of|within|deadline(?:\s+is)?:?)\s+({_DATE})\b",
+    rf"\b(?:by|before|due(?:\s+(?:on|by))?|until|no\s+later\s+than|ahead\s+of|within|deadline(?:\s+is)?:?)\s+({_DATE})\b"
+    # "in two weeks": only a span of time ("in April" says when something happens, not a due date)
+    r"|\bin\s+(?:a|one|two|three|four|five|six|\d+)\s+(?:days?|weeks?|months?)\b",
     re.IGNORECASE,
 )
 # A due date alone says when something happened ("released before May 2019"); with one of these
@@ -84,6 +90,16 @@ _LABEL_KINDS = [
 ]
 _TODO = re.compile(r"\bTODO\b|\bFIXME\b")
 
+# Work reported finished: "is done", "has been sent", "sent the volumes", "closed", "resolved".
+_FINISHED = (r"done|finished|complete|completed|closed|resolved|answered|fixed|merged|sent|delivered|shared|"
+             r"submitted|published|uploaded|circulated|handled|sorted|settled|confirmed")
+_DONE = re.compile(
+    rf"\b(?:(?:is|are|was|were|has\s+been|have\s+been|got|now)\s+(?:now\s+|all\s+|finally\s+)?(?:{_FINISHED})\b"
+    rf"|(?:{_FINISHED})\s+(?:the|a|an|their|his|her|our|its|them|it|this|that|all)\b"
+    r"|^\W*(?:done|closed|resolved|completed|answered)\b)",
+    re.IGNORECASE,
+)
+_NOT_DONE = re.compile(r"\b(?:not|n't|never|yet\s+to|still\s+to|once|when|until|if|after|before)\b[^.;]*$", re.IGNORECASE)
 _ASKS = re.compile(r"\?[\"'”’)\]]*\s*$")
 _DECISION_WORDS = (
     r"agreed|agrees|decided|decides|approved|approves|signed\s+off|signed(?!\s+(?:up|in|out|into)\b)|chose|"
@@ -122,6 +138,14 @@ class FactTyping:
     owner: str | None = None  # as the sentence writes it
     owner_at: int | None = None  # where in the sentence, so extraction can name the entity there
     due: str | None = None
+    done: bool = False  # it reports work finished
+
+
+def reports_done(text: str) -> bool:
+    """'Daniel sent the shipping volumes', 'The security review is done': work reported finished
+    (not 'has not sent yet', not 'once it is done')."""
+    match = _DONE.search(text)
+    return bool(match) and not _NOT_DONE.search(text[: match.start()])
 
 
 def due_date(text: str) -> str | None:
@@ -155,7 +179,15 @@ def _first_owner(text: str, *patterns: re.Pattern) -> tuple[str | None, int | No
 
 
 def classify_sentence(text: str) -> FactTyping:
-    """Decision, action, question or statement, with owner and due date where the sentence states them."""
+    """Decision, action, question or statement, with owner and due date where the sentence states
+    them; a statement or decision that reports work finished is marked done."""
+    typing = _classify(text)
+    if typing.kind in (FactKind.STATEMENT, FactKind.DECISION) and reports_done(text):
+        return FactTyping(typing.kind, typing.owner, typing.owner_at, typing.due, done=True)
+    return typing
+
+
+def _classify(text: str) -> FactTyping:
     due = due_date(text)
     label = _LABEL.match(text)
     if label:
@@ -212,7 +244,7 @@ def type_facts(
         sentence = text[fact.start : fact.end]
         lead = len(sentence) - len(sentence.lstrip())
         typing = classify_sentence(sentence.strip())
-        if not named and typing.kind is FactKind.STATEMENT:
+        if not named and typing.kind is FactKind.STATEMENT and not typing.done:
             continue
         owner = typing.owner
         if owner and typing.owner_at is not None:
@@ -222,5 +254,6 @@ def type_facts(
                 if entity.kind in _ACTOR_KINDS and any(m.start <= at < m.end for m in entity.mentions):
                     owner = entity.name
                     break
-        typed.append(fact.model_copy(update={"kind": typing.kind, "owner": owner, "due": typing.due}))
+        typed.append(fact.model_copy(update={"kind": typing.kind, "owner": owner, "due": typing.due,
+                                             "done": typing.done}))
     return sorted(typed, key=lambda f: f.start)
