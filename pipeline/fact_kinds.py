@@ -100,6 +100,10 @@ _DONE = re.compile(
     re.IGNORECASE,
 )
 _NOT_DONE = re.compile(r"\b(?:not|n't|never|yet\s+to|still\s+to|once|when|until|if|after|before)\b[^.;]*$", re.IGNORECASE)
+# A heading ("Rejected Ideas", "Open Issues", "Decisions"): a few capitalised words, no sentence
+# punctuation. It names a section; it decides or asks nothing itself.
+_HEADING_WORD = re.compile(r"^(?:[A-Z0-9][\w'’&/-]*|a|an|the|of|and|or|for|to|in|on|with|vs\.?|by|at)$")
+_HEADING_MAX_WORDS = 6
 _ASKS = re.compile(r"\?[\"'”’)\]]*\s*$")
 _DECISION_WORDS = (
     r"agreed|agrees|decided|decides|approved|approves|signed\s+off|signed(?!\s+(?:up|in|out|into)\b)|chose|"
@@ -187,8 +191,17 @@ def classify_sentence(text: str) -> FactTyping:
     return typing
 
 
+def is_heading(text: str) -> bool:
+    """'Rejected Ideas', 'Open Issues': a section's name, not a sentence."""
+    words = text.split()
+    return (0 < len(words) <= _HEADING_MAX_WORDS and "\n" not in text.strip() and text.rstrip()[-1] not in ".!?:;,"
+            and all(_HEADING_WORD.match(w) for w in words) and words[0][0].isupper())
+
+
 def _classify(text: str) -> FactTyping:
     due = due_date(text)
+    if is_heading(text):
+        return FactTyping(FactKind.STATEMENT, due=due)
     label = _LABEL.match(text)
     if label:
         word = " ".join(label.group("label").lower().split())
@@ -246,14 +259,23 @@ def type_facts(
         typing = classify_sentence(sentence.strip())
         if not named and typing.kind is FactKind.STATEMENT and not typing.done:
             continue
-        owner = typing.owner
+        owner, kind = typing.owner, typing.kind
+        known = False  # the owner is a mention of a person, an organisation or the person themself
         if owner and typing.owner_at is not None:
             at = fact.start + lead + typing.owner_at
             for index in fact.entities:
                 entity = entities[index]
                 if entity.kind in _ACTOR_KINDS and any(m.start <= at < m.end for m in entity.mentions):
-                    owner = entity.name
+                    owner, known = entity.name, True
                     break
-        typed.append(fact.model_copy(update={"kind": typing.kind, "owner": owner, "due": typing.due,
+        if (kind is FactKind.ACTION and owner and not known and owner not in ("we", "I") and len(owner.split()) == 1
+                and not _LABEL.match(sentence.strip())):
+            # A lone capitalised word no entity stands on ("Annotations must …", "Note that … must"):
+            # a rule or a remark, not someone's task.
+            owner = None
+            kind = FactKind.ACTION if typing.due and _OBLIGATION.search(sentence) else FactKind.STATEMENT
+            if kind is FactKind.STATEMENT and not named and not typing.done:
+                continue
+        typed.append(fact.model_copy(update={"kind": kind, "owner": owner, "due": typing.due,
                                              "done": typing.done}))
     return sorted(typed, key=lambda f: f.start)

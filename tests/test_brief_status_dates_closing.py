@@ -10,8 +10,11 @@ import shutil
 from datetime import date, datetime
 
 from graph_schema.brief import current_brief, render_brief
+from graph_schema.kinds import FactKind
 from graph_schema.queries.brief import brief_material
 from graph_schema.settings import PROJECT_ROOT, get_settings
+from graph_schema.transfer import import_records, parse_records, write_export
+from pipeline.fact_kinds import classify_sentence, type_facts
 from pipeline.run import ingest_paths
 from tests.conftest import write
 
@@ -105,7 +108,7 @@ def test_decisions_and_due_dates_are_dated_by_the_document(graph):
     assert decided.index(dropped.text) < decided.index(grafana.text)
 
 
-def test_an_open_item_reported_done_is_closed_in_what_changed(graph):
+def test_an_open_item_reported_done_is_closed_in_what_changed(graph, tmp_path):
     shutil.copytree(PROJECT_ROOT / "samples" / "uploads" / "harbour-pitch", graph["upload"] / "harbour-pitch")
     ingest_paths([graph["upload"]])
     before = current_brief(graph["driver"], graph["owner"])
@@ -135,3 +138,28 @@ def test_an_open_item_reported_done_is_closed_in_what_changed(graph):
     assert any("asked Daniel for a contact" in line.text for line in _lines(everything, "action"))
     assert any("customs automation" in line.text for line in _lines(everything, "question"))
     assert after.estimated_tokens <= get_settings().brief_token_budget
+
+    # An exported and imported graph closes the same item (what a fact reports survives the round trip).
+    exported = tmp_path / "graph.jsonl"
+    with exported.open("w") as handle:
+        write_export(graph["driver"], graph["owner"], handle)
+    other = f"{graph['owner']}-copy"
+    with exported.open() as handle:
+        import_records(graph["driver"], other, other, parse_records(handle, str(exported)))
+    settings = get_settings()
+    material = graph["db"].read(graph["driver"], brief_material, other, settings)
+    copied = render_brief(material, settings.model_copy(update={"brief_token_budget": 4000}))
+    assert [line.text for line in _lines(copied, "closed")] == [line.text for line in _lines(everything, "closed")]
+
+
+def test_headings_and_rules_in_prose_are_no_decisions_or_tasks():
+    # A section's name decides nothing ("Rejected Ideas"), and a lone capitalised word that is no
+    # one's name does not own a task ("Annotations must …"): both were listed in a proposal's brief.
+    assert classify_sentence("Rejected Ideas").kind is FactKind.STATEMENT
+    assert classify_sentence("Open Issues").kind is FactKind.STATEMENT
+    text = "Annotations must be valid expressions. Pre-releases should sort before final releases."
+    units = [(0, 38), (39, len(text))]
+    assert type_facts([], text, [], units) == []
+    # ... while a task of someone named, or of "we", stays one.
+    text = "We will publish the survey results due 3 October."
+    assert [f.kind for f in type_facts([], text, [], [(0, len(text))])] == [FactKind.ACTION]
