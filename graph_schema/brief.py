@@ -44,7 +44,8 @@ MATTERS_HEADING = "Who and what matters lately:"
 _RESERVED_TOKENS = 40
 
 # Importance when packing into the budget (lower first).
-_RANK_YOU, _RANK_FOCUS, _RANK_FIRST_ITEMS, _RANK_MATTERS, _RANK_MORE_ITEMS, _RANK_MORE_MATTERS = range(6)
+# A closed item comes last: what is still open matters more, and what changed already counts it.
+_RANK_YOU, _RANK_FOCUS, _RANK_FIRST_ITEMS, _RANK_MATTERS, _RANK_MORE_ITEMS, _RANK_MORE_MATTERS, _RANK_CLOSED = range(7)
 _FIRST_MATTERS = 4  # this many people and things rank with the focus areas' first items
 
 _LABEL = re.compile(r"^\W*(?:open\s+questions?|open\s+issues?|questions?|q|action(?:\s+items?)?|todo|"
@@ -61,6 +62,8 @@ _COMMON = {
     "done", "sent", "shared", "closed", "resolved", "finished", "completed", "complete", "answered", "fixed",
     "need", "needs", "asked", "want", "wants", "whether", "open", "question", "action", "item", "now", "today",
 }
+_FIELD_LINE = re.compile(r"^[A-Za-z][\w -]{0,30}:\s")
+_SENTENCE = re.compile(r"^[\"'“‘]?[A-Z].*\w.*[.!)\"'”’]$")
 _CLAUSE_END = re.compile(r"[;,:(]|\s(?:and|but|because|while|which|who|so)\s|\.\s|\.$")
 
 
@@ -231,7 +234,7 @@ def _candidates(material: dict, settings: Settings) -> list[_Candidate]:
             shown_first = False
             for fact in facts:
                 if fact["id"] in closing:
-                    add(_RANK_MORE_ITEMS, _closed_line(fact, closing[fact["id"]], settings.brief_line_chars),
+                    add(_RANK_CLOSED, _closed_line(fact, closing[fact["id"]], settings.brief_line_chars),
                         "closed item", focus["title"], head)
                     continue
                 add(_RANK_MORE_ITEMS if shown_first else _RANK_FIRST_ITEMS,
@@ -283,11 +286,14 @@ def _changed_line(changed: dict | None, closed: list[dict], since: datetime | No
 
 
 def _what_it_is(focus: dict) -> dict | None:
-    """The area's first statement that names it (its earliest source, in document order), or its first."""
+    """The area's first sentence that names it (its earliest source, in document order), or its first
+    sentence; a header line ('PEP: 817', 'Author: …') or a fragment of code says what a document is
+    filed as or holds, not what the area is."""
     statements = sorted(focus["statements"], key=lambda f: (f["earliest"] or datetime.max, f["position"] or 0))
+    sentences = [f for f in statements if _SENTENCE.match(f["text"]) and not _FIELD_LINE.match(f["text"])]
     words = {w for w in re.findall(r"[a-z]{4,}", focus["title"].lower())}
-    naming = [f for f in statements if words & set(re.findall(r"[a-z]{4,}", f["text"].lower()))]
-    return (naming or statements or [None])[0]
+    naming = [f for f in sentences if words & set(re.findall(r"[a-z]{4,}", f["text"].lower()))]
+    return (naming or sentences or [None])[0]
 
 
 def _pack(candidates: list[_Candidate], budget: int, chars_per_token: float) -> _Packed:

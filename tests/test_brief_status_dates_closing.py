@@ -76,8 +76,10 @@ def test_a_documents_header_status_is_a_dated_decision_or_an_open_item(graph):
             assert not any(number in line.text and status in line.text for line in decided)
     work = next(line for line in open_items if "Loader rewrite" in line.text and "In progress" in line.text)
     assert work.section == "action" and "Sofia Marquez" in work.text and "14 April 2026" in work.text
-    # The header's link-valued lines are no decisions of their own.
+    # The header's link-valued lines are no decisions of their own, and its field names are no pages.
     assert not [line for line in decided if "Resolution:" in line.text or "http" in line.text]
+    field_names = {"Post-History", "Python-Version", "Discussions-To", "PEP-Delegate", "BDFL-Delegate"}
+    assert not [s.title for line in everything.lines for s in line.sources if s.title in field_names]
 
 
 def test_decisions_and_due_dates_are_dated_by_the_document(graph):
