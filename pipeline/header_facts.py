@@ -36,9 +36,10 @@ DECIDER_FIELDS = {"delegate", "bdfl-delegate", "pep-delegate", "decider", "decid
 OWNER_FIELDS = {"owner", "owners", "assignee", "assignees", "assigned-to", "driver", "responsible"}
 DUE_FIELDS = {"due", "due-date", "deadline", "target-date", "target"}
 TITLE_FIELDS = {"title", "subject", "name"}
-# Status words: the work is settled one way or the other, or still open.
+# Status words: the work is settled one way or the other, or still open. "Active" is neither: a
+# standing process document, or work under way, depending on who writes it.
 DECIDED = re.compile(
-    r"^(?:accepted|approved|final|active|rejected|declined|withdrawn|superseded|replaced|obsolete|done|"
+    r"^(?:accepted|approved|final|rejected|declined|withdrawn|superseded|replaced|obsolete|done|"
     r"closed|complete|completed|resolved|adopted|agreed|decided|signed(?:\s+off)?|shipped|released|"
     r"implemented|merged|provisional|won'?t\s+(?:do|fix)|cancell?ed|abandoned)\b",
     re.IGNORECASE,
