@@ -12,6 +12,10 @@ heading, then each area's newest decision and open item, then the people and thi
 then the rest) and written in reading order; what did not fit is said at the end and listed in
 `omitted`.
 
+An action or question that a later report of work done matches ("Daniel will share the volumes",
+then "Daniel sent the shipping volumes") is shown as closed, not as open, and counted among what
+changed since the last brief.
+
 `current_brief` returns the cached brief when the graph has not changed since it was written,
 and rebuilds (and caches) it otherwise.
 """
@@ -20,7 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 
 import neo4j
 
@@ -40,7 +44,8 @@ MATTERS_HEADING = "Who and what matters lately:"
 _RESERVED_TOKENS = 40
 
 # Importance when packing into the budget (lower first).
-_RANK_YOU, _RANK_FOCUS, _RANK_FIRST_ITEMS, _RANK_MATTERS, _RANK_MORE_ITEMS, _RANK_MORE_MATTERS = range(6)
+# A closed item comes last: what is still open matters more, and what changed already counts it.
+_RANK_YOU, _RANK_FOCUS, _RANK_FIRST_ITEMS, _RANK_MATTERS, _RANK_MORE_ITEMS, _RANK_MORE_MATTERS, _RANK_CLOSED = range(7)
 _FIRST_MATTERS = 4  # this many people and things rank with the focus areas' first items
 
 _LABEL = re.compile(r"^\W*(?:open\s+questions?|open\s+issues?|questions?|q|action(?:\s+items?)?|todo|"
@@ -49,6 +54,16 @@ _ROLE = re.compile(
     r"\bI(?:'m|’m| am)\s+(?:the\s+|a\s+|an\s+)?(?P<role>[a-z][\w -]{1,40}?)\s+(?:at|of|for|with)\s+"
     r"(?P<org>[A-Z][\w&.'’-]*(?:\s+[A-Z][\w&.'’-]*){0,4})"
 )
+_WORD = re.compile(r"[a-z][a-z0-9'’-]{3,}")
+# Words too common to say two sentences are about the same piece of work.
+_COMMON = {
+    "that", "this", "with", "from", "have", "been", "will", "would", "should", "could", "their", "they", "them",
+    "there", "what", "when", "which", "about", "into", "also", "still", "then", "than", "were", "some", "more",
+    "done", "sent", "shared", "closed", "resolved", "finished", "completed", "complete", "answered", "fixed",
+    "need", "needs", "asked", "want", "wants", "whether", "open", "question", "action", "item", "now", "today",
+}
+_FIELD_LINE = re.compile(r"^[A-Za-z][\w -]{0,30}:\s")
+_SENTENCE = re.compile(r"^[\"'“‘]?[A-Z].*\w.*[.!)\"'”’]$")
 _CLAUSE_END = re.compile(r"[;,:(]|\s(?:and|but|because|while|which|who|so)\s|\.\s|\.$")
 
 
@@ -79,8 +94,47 @@ def _names(titles: list[str]) -> str:
     return ", ".join(titles[:-1]) + " and " + titles[-1]
 
 
-def _day(when: datetime | None) -> str:
+def _day(when: date | datetime | None) -> str:
     return f"{when.day} {when:%b %Y}" if when else "undated"
+
+
+def _when(fact: dict) -> date | None:
+    """The date the document gives a fact, else the day it arrived."""
+    if fact.get("stated_on"):
+        return fact["stated_on"]
+    return fact["first_seen"].date() if isinstance(fact.get("first_seen"), datetime) else fact.get("first_seen")
+
+
+def _content_words(text: str, names: set[str]) -> set[str]:
+    """The words that say what a sentence is about, plurals folded, names of its pages left out."""
+    words = {w.strip("'’-") for w in _WORD.findall(text.lower())}
+    return {w[:-1] if w.endswith("s") and not w.endswith("ss") else w for w in words - _COMMON - names}
+
+
+def closing_report(item: dict, reports: list[dict], min_overlap: int) -> dict | None:
+    """The report of work done that closes an open item: no older than the item (later in the
+    same document), sharing at least `min_overlap` content words, a page both are about counting
+    as one word ('Daniel will share the 2025 shipping volumes' / 'Daniel Okafor sent the shipping
+    volumes' share 'shipping', 'volumes' and Daniel's page)."""
+    item_pages = {p["slug"] for p in item["about"] if p["kind"] != PageKind.FOCUS.value}
+    names = {w for p in item["about"] for w in _WORD.findall(p["title"].lower())}
+    words = _content_words(item["text"], names)
+    item_day, item_docs = _when(item), set(item["documents"])
+    for report in reports:
+        if report["id"] == item["id"]:
+            continue
+        same_document = bool(item_docs & set(report["documents"]))
+        if same_document and (report["position"] or 0) <= (item["position"] or 0):
+            continue
+        report_day = _when(report)
+        if not same_document and item_day and report_day and report_day < item_day:
+            continue
+        shared_page = bool(item_pages & {p["slug"] for p in report["about"]})
+        report_names = names | {w for p in report["about"] for w in _WORD.findall(p["title"].lower())}
+        overlap = len(words & _content_words(report["text"], report_names)) + int(shared_page)
+        if overlap >= min_overlap:
+            return report
+    return None
 
 
 def who_you_are(name: str, you_facts: list[str]) -> str:
@@ -119,10 +173,13 @@ def why_it_matters(title: str, aliases: list[str], facts: list[str], max_words: 
 def _fact_line(fact: dict, section: str, line_chars: int) -> BriefLine:
     text = one_line(_LABEL.sub("", fact["text"]) or fact["text"], line_chars)
     if section == "decision":
-        said = f"Decided ({_day(fact['first_seen'])}): {text}"
+        said = f"Decided ({_day(_when(fact))}): {text}"
     elif section == "action":
         owner = (fact.get("owner_page") or {}).get("title") or fact.get("owner")
-        details = ", ".join(x for x in (owner, fact.get("due")) if x)
+        due = fact.get("due")
+        if due and fact.get("due_on") and not any(ch.isdigit() for ch in due):
+            due = f"{due}, {_day(fact['due_on'])}"  # 'before Friday, 6 Mar 2026': counted from the document's date
+        details = ", ".join(x for x in (owner, due) if x)
         said = f"To do ({details}): {text}" if details else f"To do: {text}"
     else:
         said = f"Open question: {text}"
@@ -144,19 +201,13 @@ def _candidates(material: dict, settings: Settings) -> list[_Candidate]:
     add(_RANK_YOU, BriefLine(section="you", text=f"{who} {holds}" if who else holds,
                              sources=you_sources), "who you are")
 
-    changed = material.get("changed")
-    if changed and (changed["keys"] or changed["decisions"] or changed["open_items"]):
-        parts = []
-        if changed["keys"]:
-            keys = changed["keys"]
-            shown = ", ".join(keys[:3]) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
-            parts.append(f"{len(keys)} new source{'s' if len(keys) != 1 else ''} ({shown})")
-        if changed["decisions"]:
-            parts.append(f"{changed['decisions']} new decision{'s' if changed['decisions'] != 1 else ''}")
-        if changed["open_items"]:
-            parts.append(f"{changed['open_items']} new open item{'s' if changed['open_items'] != 1 else ''}")
-        add(_RANK_FOCUS, BriefLine(section="changed", text="Since the last brief: " + "; ".join(parts) + ".",
-                                   documents=changed["keys"]), "what changed")
+    # Open items a later report of work done closes: shown as closed, counted among what changed.
+    closing = {fact["id"]: report for focus in material["focus"] for fact in focus["typed"]
+               if fact["kind"] != FactKind.DECISION.value
+               for report in [closing_report(fact, material.get("reports", []), settings.closing_min_overlap)] if report}
+    changed = _changed_line(material.get("changed"), list(closing.values()), material.get("since"))
+    if changed is not None:
+        add(_RANK_FOCUS, changed, "what changed")
 
     owed: dict[str, int] = {}  # open actions per owner page, for why people matter
     for focus in material["focus"]:
@@ -177,12 +228,19 @@ def _candidates(material: dict, settings: Settings) -> list[_Candidate]:
         by_kind = {k: [f for f in focus["typed"] if f["kind"] == k.value]
                    for k in (FactKind.DECISION, FactKind.ACTION, FactKind.QUESTION)}
         for fact in by_kind[FactKind.ACTION]:
-            if fact.get("owner_page"):
+            if fact.get("owner_page") and fact["id"] not in closing:
                 owed[fact["owner_page"]["slug"]] = owed.get(fact["owner_page"]["slug"], 0) + 1
         for kind, facts in by_kind.items():
-            for i, fact in enumerate(facts):
-                add(_RANK_FIRST_ITEMS if i == 0 else _RANK_MORE_ITEMS, _fact_line(fact, kind.value, settings.brief_line_chars),
+            shown_first = False
+            for fact in facts:
+                if fact["id"] in closing:
+                    add(_RANK_CLOSED, _closed_line(fact, closing[fact["id"]], settings.brief_line_chars),
+                        "closed item", focus["title"], head)
+                    continue
+                add(_RANK_MORE_ITEMS if shown_first else _RANK_FIRST_ITEMS,
+                    _fact_line(fact, kind.value, settings.brief_line_chars),
                     "decision" if kind is FactKind.DECISION else "open item", focus["title"], head)
+                shown_first = True
 
     for i, page in enumerate(material["top"]):
         why = why_it_matters(page["title"], page["aliases"], page["facts"])
@@ -197,12 +255,45 @@ def _candidates(material: dict, settings: Settings) -> list[_Candidate]:
     return out
 
 
+def _closed_line(item: dict, report: dict, line_chars: int) -> BriefLine:
+    """'Closed (5 Mar 2026): Daniel will share their 2025 shipping volumes.' — with both sources."""
+    text = one_line(_LABEL.sub("", item["text"]) or item["text"], line_chars)
+    refs = {p["slug"]: _ref(p) for p in (*item["about"], *report["about"])}
+    return BriefLine(section="closed", text=f"Closed ({_day(_when(report))}): {text}", sources=list(refs.values()),
+                     documents=sorted(set(item["documents"]) | set(report["documents"])))
+
+
+def _changed_line(changed: dict | None, closed: list[dict], since: datetime | None) -> BriefLine | None:
+    """'Since the last brief: 1 new source (…); 1 new decision; 1 item closed.'"""
+    if not changed:
+        return None
+    newly_closed = [r for r in closed if since is None or (r["first_seen"] and r["first_seen"] > since)]
+    parts = []
+    if changed["keys"]:
+        keys = changed["keys"]
+        shown = ", ".join(keys[:3]) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
+        parts.append(f"{len(keys)} new source{'s' if len(keys) != 1 else ''} ({shown})")
+    if changed["decisions"]:
+        parts.append(f"{changed['decisions']} new decision{'s' if changed['decisions'] != 1 else ''}")
+    if changed["open_items"]:
+        parts.append(f"{changed['open_items']} new open item{'s' if changed['open_items'] != 1 else ''}")
+    if newly_closed:
+        parts.append(f"{len(newly_closed)} item{'s' if len(newly_closed) != 1 else ''} closed")
+    if not parts:
+        return None
+    documents = sorted(set(changed["keys"]) | {d for r in newly_closed for d in r["documents"]})
+    return BriefLine(section="changed", text="Since the last brief: " + "; ".join(parts) + ".", documents=documents)
+
+
 def _what_it_is(focus: dict) -> dict | None:
-    """The area's first statement that names it (its earliest source, in document order), or its first."""
+    """The area's first sentence that names it (its earliest source, in document order), or its first
+    sentence; a header line ('PEP: 817', 'Author: …') or a fragment of code says what a document is
+    filed as or holds, not what the area is."""
     statements = sorted(focus["statements"], key=lambda f: (f["earliest"] or datetime.max, f["position"] or 0))
+    sentences = [f for f in statements if _SENTENCE.match(f["text"]) and not _FIELD_LINE.match(f["text"])]
     words = {w for w in re.findall(r"[a-z]{4,}", focus["title"].lower())}
-    naming = [f for f in statements if words & set(re.findall(r"[a-z]{4,}", f["text"].lower()))]
-    return (naming or statements or [None])[0]
+    naming = [f for f in sentences if words & set(re.findall(r"[a-z]{4,}", f["text"].lower()))]
+    return (naming or sentences or [None])[0]
 
 
 def _pack(candidates: list[_Candidate], budget: int, chars_per_token: float) -> _Packed:
@@ -229,6 +320,7 @@ def _omitted(left_out: list[_Candidate]) -> list[str]:
             counts.get((c.area if c.omitted_as != "focus area" else None, c.omitted_as), 0) + 1
     plural = {"decision": "decisions", "open item": "open items", "description": "descriptions",
               "person or thing": "more people and things", "focus area": "focus areas", "what changed": "what changed",
+              "closed item": "closed items",
               "who you are": "who you are"}
     areas: dict[str | None, list[str]] = {}
     for (area, what), n in counts.items():
@@ -253,7 +345,7 @@ def render_brief(material: dict, settings: Settings | None = None) -> BriefView:
     previous = None
     for c in packed.lines:
         section = c.line.section
-        if section in ("decision", "action", "question"):
+        if section in ("decision", "action", "question", "closed"):
             paragraphs[-1].append(f"- {c.line.text}")
         elif section == "about" or (section == "changed" and previous == "you"):
             paragraphs[-1].append(c.line.text)

@@ -6,7 +6,7 @@ Graph reads:      PageSummary, PageDetail, FactView, BriefView, SearchResult
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -81,6 +81,10 @@ class CandidateFact(Model):
     kind: FactKind = FactKind.STATEMENT  # set by pipeline.fact_kinds from the sentence's wording
     owner: str | None = None  # who is to act, when the sentence says (an entity's name, or "we")
     due: str | None = None  # when, as the sentence says it ("before Friday", "by the end of March")
+    due_on: date | None = None  # that due date as a day, counted from the document's own date
+    stated_on: date | None = None  # the date the document gives it (its Date: line, a dated heading)
+    done: bool = False  # it reports something finished ("sent", "is done", "resolved"): it may close an open item
+    document_status: bool = False  # the document's own status, read from its header (pipeline.header_facts)
 
 
 class EntityRelation(Model):
@@ -221,7 +225,7 @@ class SearchResult(Model):
 class BriefLine(Model):
     """One statement of the brief, with the pages and documents it rests on."""
 
-    section: Literal["you", "changed", "focus", "decision", "action", "question", "about", "matters"]
+    section: Literal["you", "changed", "focus", "decision", "action", "question", "closed", "about", "matters"]
     text: str
     sources: list[PageRef] = Field(default_factory=list)
     documents: list[str] = Field(default_factory=list)  # keys of the sources it was read from
@@ -296,6 +300,10 @@ class FactWrite(Model):
     kind: FactKind = FactKind.STATEMENT
     owner: str | None = None
     due: str | None = None
+    due_on: date | None = None
+    stated_on: date | None = None
+    done: bool = False
+    document_status: bool = False
 
 
 class SourceWrite(Model):

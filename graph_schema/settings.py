@@ -120,6 +120,8 @@ class Settings(BaseSettings):
     brief_facts_per_focus: int = Field(default=12, description="The brief reads at most this many decisions, actions and open questions per focus area, newest first.")
     brief_recent_sources: int = Field(default=50, description="'Lately' in the brief: who and what the newest this-many sources mention.")
     brief_line_chars: int = Field(default=220, description="A sentence quoted in the brief is cut to this many characters.")
+    brief_max_done_reports: int = Field(default=200, description="The brief checks open items against at most this many of the newest reports of work done ('X is done', 'sent the …').")
+    closing_min_overlap: int = Field(default=3, description="A report of work done closes an open item when they share this many content words (a page both are about counts as one).")
     get_page_max_facts: int = 200
     status_problems_shown: int = Field(default=20, description="`subtext status` lists at most this many failed or truncated documents per person.")
     status_runs_shown: int = Field(default=5, description="`subtext status` lists this many of the latest Dagster runs.")

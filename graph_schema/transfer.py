@@ -115,6 +115,10 @@ class FactRecord(_Record):
     kind: FactKind = FactKind.STATEMENT  # exports made before facts had kinds read as statements
     action_owner: str | None = None  # who is to act, where the sentence says
     due: str | None = None
+    due_on: str | None = None  # ISO day: the due date counted from the document's date
+    stated_on: str | None = None  # ISO day the document gives the fact
+    done: bool = False  # it reports work finished
+    document_status: bool = False  # the document's own status, from its header
     first_seen: str | None = None
     position: int | None = None
     created_by: str | None = None

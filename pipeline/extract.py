@@ -27,6 +27,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import datetime
 from functools import lru_cache
 
 from graph_schema.kinds import PageKind, SourceKind
@@ -42,6 +43,7 @@ from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline import names
 from pipeline.fact_kinds import type_facts
+from pipeline.header_facts import dated_facts, header_fields
 from pipeline.header_people import read_header
 from pipeline.coreference import join_organisation_names, join_person_names, title_words
 from pipeline.kind_model import _drop_entities, type_entities
@@ -523,7 +525,9 @@ def build_extracted(
     text = parsed.text
     header = read_header(text)
     notes = read_meeting_notes(text)  # attendee lists, tables and speaker labels, read by rule
-    ruled = header.person_fields + notes.ruled + resolved_label_spans(text, notes)
+    # a header's field names ('Post-History:', 'Python-Version:') are labels, never names of things
+    field_names = [(f.start, f.value_start) for f in header_fields(text)]
+    ruled = header.person_fields + notes.ruled + resolved_label_spans(text, notes) + field_names
     raw_entities = [r for r in raw_entities if not _overlaps_any(r[0], r[1], ruled)]
     raw_entities = _refine_spans(text, raw_entities)
     people = sorted(set(header.people) | set(notes.people))
@@ -589,6 +593,8 @@ def build_extracted(
             )
 
     facts = type_facts(facts, text, entities, sentences, max_chars)  # decision, action, question or statement
+    # the header's own status as a decision or open item; dates as the document states them
+    facts = dated_facts(text, parsed.title, facts, entities, datetime.now())
     for index, entity in enumerate(entities):
         about = [f.text for f in facts if index in f.entities][:2]
         entity.context = _one_line(f"{entity.name}. " + " ".join(about), get_settings().entity_context_chars)

@@ -13,6 +13,10 @@ No model: cue words and the shape of the sentence, in this order (the first that
 7. a due date with a word of obligation ("wants a deck by Friday") is an action without an owner;
 8. anything else is a statement.
 
+A statement or decision may also report work finished ("Daniel sent the volumes", "the review is
+done", "closed", "resolved"): it is marked `done`, and the brief shows an open item it matches as
+closed (graph_schema.brief).
+
 A due date is read whatever the kind: "by", "before", "due" or "no later than" followed by a day,
 a month, a date or "the end of …". Owners are names (a capitalised run of words that is not a
 function word such as "It" or "This"), or "we" / "I"; where extraction knows the entity at that
@@ -44,7 +48,9 @@ _DATE = (
     r"|(?:a|one|two|three|four|five|six|\d+)\s+(?:days?|weeks?|months?))"
 )
 _DUE = re.compile(
-    rf"\b(?:by|before|due(?:\s+(?:on|by))?|until|no\s+later\s+than|ahead\s+of|within|deadline(?:\s+is)?:?)\s+({_DATE})\b",
+    rf"\b(?:by|before|due(?:\s+(?:on|by))?|until|no\s+later\s+than|ahead\s+of|within|deadline(?:\s+is)?:?)\s+({_DATE})\b"
+    # "in two weeks": only a span of time ("in April" says when something happens, not a due date)
+    r"|\bin\s+(?:a|one|two|three|four|five|six|\d+)\s+(?:days?|weeks?|months?)\b",
     re.IGNORECASE,
 )
 # A due date alone says when something happened ("released before May 2019"); with one of these
@@ -84,6 +90,20 @@ _LABEL_KINDS = [
 ]
 _TODO = re.compile(r"\bTODO\b|\bFIXME\b")
 
+# Work reported finished: "is done", "has been sent", "sent the volumes", "closed", "resolved".
+_FINISHED = (r"done|finished|complete|completed|closed|resolved|answered|fixed|merged|sent|delivered|shared|"
+             r"submitted|published|uploaded|circulated|handled|sorted|settled|confirmed")
+_DONE = re.compile(
+    rf"\b(?:(?:is|are|was|were|has\s+been|have\s+been|got|now)\s+(?:now\s+|all\s+|finally\s+)?(?:{_FINISHED})\b"
+    rf"|(?:{_FINISHED})\s+(?:the|a|an|their|his|her|our|its|them|it|this|that|all)\b"
+    r"|^\W*(?:done|closed|resolved|completed|answered)\b)",
+    re.IGNORECASE,
+)
+_NOT_DONE = re.compile(r"\b(?:not|n't|never|yet\s+to|still\s+to|once|when|until|if|after|before)\b[^.;]*$", re.IGNORECASE)
+# A heading ("Rejected Ideas", "Open Issues", "Decisions"): a few capitalised words, no sentence
+# punctuation. It names a section; it decides or asks nothing itself.
+_HEADING_WORD = re.compile(r"^(?:[A-Z0-9][\w'’&/-]*|a|an|the|of|and|or|for|to|in|on|with|vs\.?|by|at)$")
+_HEADING_MAX_WORDS = 6
 _ASKS = re.compile(r"\?[\"'”’)\]]*\s*$")
 _DECISION_WORDS = (
     r"agreed|agrees|decided|decides|approved|approves|signed\s+off|signed(?!\s+(?:up|in|out|into)\b)|chose|"
@@ -122,6 +142,14 @@ class FactTyping:
     owner: str | None = None  # as the sentence writes it
     owner_at: int | None = None  # where in the sentence, so extraction can name the entity there
     due: str | None = None
+    done: bool = False  # it reports work finished
+
+
+def reports_done(text: str) -> bool:
+    """'Daniel sent the shipping volumes', 'The security review is done': work reported finished
+    (not 'has not sent yet', not 'once it is done')."""
+    match = _DONE.search(text)
+    return bool(match) and not _NOT_DONE.search(text[: match.start()])
 
 
 def due_date(text: str) -> str | None:
@@ -155,8 +183,25 @@ def _first_owner(text: str, *patterns: re.Pattern) -> tuple[str | None, int | No
 
 
 def classify_sentence(text: str) -> FactTyping:
-    """Decision, action, question or statement, with owner and due date where the sentence states them."""
+    """Decision, action, question or statement, with owner and due date where the sentence states
+    them; a statement or decision that reports work finished is marked done."""
+    typing = _classify(text)
+    if typing.kind in (FactKind.STATEMENT, FactKind.DECISION) and reports_done(text):
+        return FactTyping(typing.kind, typing.owner, typing.owner_at, typing.due, done=True)
+    return typing
+
+
+def is_heading(text: str) -> bool:
+    """'Rejected Ideas', 'Open Issues': a section's name, not a sentence."""
+    words = text.split()
+    return (0 < len(words) <= _HEADING_MAX_WORDS and "\n" not in text.strip() and text.rstrip()[-1] not in ".!?:;,"
+            and all(_HEADING_WORD.match(w) for w in words) and words[0][0].isupper())
+
+
+def _classify(text: str) -> FactTyping:
     due = due_date(text)
+    if is_heading(text):
+        return FactTyping(FactKind.STATEMENT, due=due)
     label = _LABEL.match(text)
     if label:
         word = " ".join(label.group("label").lower().split())
@@ -212,15 +257,25 @@ def type_facts(
         sentence = text[fact.start : fact.end]
         lead = len(sentence) - len(sentence.lstrip())
         typing = classify_sentence(sentence.strip())
-        if not named and typing.kind is FactKind.STATEMENT:
+        if not named and typing.kind is FactKind.STATEMENT and not typing.done:
             continue
-        owner = typing.owner
+        owner, kind = typing.owner, typing.kind
+        known = False  # the owner is a mention of a person, an organisation or the person themself
         if owner and typing.owner_at is not None:
             at = fact.start + lead + typing.owner_at
             for index in fact.entities:
                 entity = entities[index]
                 if entity.kind in _ACTOR_KINDS and any(m.start <= at < m.end for m in entity.mentions):
-                    owner = entity.name
+                    owner, known = entity.name, True
                     break
-        typed.append(fact.model_copy(update={"kind": typing.kind, "owner": owner, "due": typing.due}))
+        if (kind is FactKind.ACTION and owner and not known and owner not in ("we", "I") and len(owner.split()) == 1
+                and not _LABEL.match(sentence.strip())):
+            # A lone capitalised word no entity stands on ("Annotations must …", "Note that … must"):
+            # a rule or a remark, not someone's task.
+            owner = None
+            kind = FactKind.ACTION if typing.due and _OBLIGATION.search(sentence) else FactKind.STATEMENT
+            if kind is FactKind.STATEMENT and not named and not typing.done:
+                continue
+        typed.append(fact.model_copy(update={"kind": kind, "owner": owner, "due": typing.due,
+                                             "done": typing.done}))
     return sorted(typed, key=lambda f: f.start)

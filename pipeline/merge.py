@@ -110,8 +110,8 @@ def plan_document_write(owner: str, resolved: ResolvedDocument) -> DocumentWrite
     seen_fact_ids: set[str] = set()
     for fact in extracted.facts:
         slugs = sorted({slug_of[e] for e in fact.entities} | ({home} if home else set()))
-        if not slugs and fact.kind is not FactKind.STATEMENT and resolved.focus_slug:
-            slugs = [resolved.focus_slug]  # a decision or open item naming no one belongs to its focus area
+        if not slugs and (fact.kind is not FactKind.STATEMENT or fact.done) and resolved.focus_slug:
+            slugs = [resolved.focus_slug]  # a decision, open item or report of work done naming no one belongs to its focus area
         if not slugs:
             continue
         fid = fact_id(owner, fact.text)
@@ -119,7 +119,9 @@ def plan_document_write(owner: str, resolved: ResolvedDocument) -> DocumentWrite
             continue
         seen_fact_ids.add(fid)
         facts.append(FactWrite(id=fid, text=fact.text, start=fact.start, end=fact.end, slugs=slugs,
-                               kind=fact.kind, owner=fact.owner, due=fact.due))
+                               kind=fact.kind, owner=fact.owner, due=fact.due, due_on=fact.due_on,
+                               stated_on=fact.stated_on, done=fact.done,
+                               document_status=fact.document_status))
         # Pages sharing a fact relate; a focus area is joined by IN_CONTEXT instead.
         related = sorted({slug_of[e] for e in fact.entities} | ({resolved.anchor.slug} if resolved.anchor else set()))
         relations.update(combinations(related, 2))

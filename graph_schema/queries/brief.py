@@ -62,8 +62,10 @@ CALL (focus) {
   WHERE $visible IS NULL OR all(q IN about WHERE q.slug IN $visible)
   WITH f, about, [(f)-[:FROM]->(s:Source {status: 'ingested'}) | s] AS froms
   WHERE size(froms) > 0
-  ORDER BY f.first_seen DESC, f.position
-  RETURN f {.id, .text, .kind, owner: f.action_owner, .due, .first_seen, .position,
+  // the document's own status first, then by the date the document gives (else when it arrived)
+  ORDER BY coalesce(f.document_status, false) DESC, coalesce(f.stated_on, date(f.first_seen)) DESC,
+           f.first_seen DESC, f.position
+  RETURN f {.id, .text, .kind, owner: f.action_owner, .due, .due_on, .stated_on, .first_seen, .position,
             documents: [s IN froms | s.key],
             earliest: reduce(e = null, s IN froms | CASE WHEN e IS NULL OR s.ingested_at < e THEN s.ingested_at ELSE e END),
             about: [q IN about | q {.slug, .title, .kind}],
@@ -96,6 +98,21 @@ CALL (p) {
 }
 RETURN p.slug AS slug, p.title AS title, p.kind AS kind, coalesce(p.aliases, []) AS aliases, recent, facts
 ORDER BY recent DESC, last_seen DESC, p.fact_count DESC, p.title
+"""
+
+# Reports of work done ("Daniel sent the volumes", "the review is done"), newest first: the brief
+# shows an open item one of them matches as closed (graph_schema.brief.closing_report).
+DONE_REPORTS = """
+MATCH (f:Fact {owner: $owner})
+WHERE f.done AND NOT f.retired
+WITH f, [(f)-[:ABOUT]->(q:Page) | q] AS about
+WHERE $visible IS NULL OR all(q IN about WHERE q.slug IN $visible)
+WITH f, about, [(f)-[:FROM]->(s:Source {status: 'ingested'}) | s] AS froms
+WHERE size(froms) > 0
+ORDER BY f.first_seen DESC
+LIMIT $max_reports
+RETURN f {.id, .text, .first_seen, .stated_on, .position, documents: [s IN froms | s.key],
+          about: [q IN about | q {.slug, .title, .kind}]} AS fact
 """
 
 # What arrived since the previous brief was built: documents and submissions, and new decisions.
@@ -147,12 +164,17 @@ def brief_material(
         row = dict(record)
         row["last_activity"] = to_native(row["last_activity"])
         for fact in (*row["typed"], *row["statements"]):
-            fact["first_seen"] = to_native(fact["first_seen"])
-            fact["earliest"] = to_native(fact["earliest"])
+            for key in ("first_seen", "earliest", "stated_on", "due_on"):
+                fact[key] = to_native(fact.get(key))
         focus.append(row)
     kinds = [k.value for k in (PageKind.PERSON, PageKind.ORGANISATION, PageKind.PROJECT, PageKind.TOOL, PageKind.TOPIC)]
     top = [dict(r) for r in tx.run(TOP_PAGES, owner=owner, kinds=kinds, max_pages=settings.brief_max_pages,
                                    recent_sources=settings.brief_recent_sources, facts_per_page=6, visible=visible)]
+    reports = []
+    for record in tx.run(DONE_REPORTS, owner=owner, visible=visible, max_reports=settings.brief_max_done_reports):
+        report = dict(record["fact"])
+        report["first_seen"], report["stated_on"] = to_native(report["first_seen"]), to_native(report["stated_on"])
+        reports.append(report)
     changed = None
     if since is not None:
         changed = dict(tx.run(CHANGED_SINCE, owner=owner, since=since, visible=visible).single())
@@ -164,6 +186,8 @@ def brief_material(
         "focus": focus,
         "top": top,
         "changed": changed,
+        "since": since,
+        "reports": reports,
     }
 
 

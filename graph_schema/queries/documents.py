@@ -162,7 +162,10 @@ MERGE (x:Fact {owner: $owner, id: f.id})
   ON CREATE SET x.text = f.text, x.first_seen = datetime(), x.position = f.start, x.created_by = $sid
 // a sentence moved within the file that first said it keeps its place in the page's body
 SET x.retired = false, x.position = CASE WHEN x.created_by = $sid THEN f.start ELSE x.position END,
-    x.kind = f.kind, x.action_owner = f.owner, x.due = f.due  // (x.owner is whose graph it is)
+    x.kind = f.kind, x.action_owner = f.owner, x.due = f.due,  // (x.owner is whose graph it is)
+    x.due_on = CASE WHEN f.due_on IS NULL THEN null ELSE date(f.due_on) END,
+    x.stated_on = CASE WHEN f.stated_on IS NULL THEN null ELSE date(f.stated_on) END, x.done = f.done,
+    x.document_status = f.document_status
 MERGE (x)-[r:FROM]->(s)
 SET r.start = f.start, r.end = f.end
 WITH x, f

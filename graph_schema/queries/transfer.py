@@ -35,7 +35,9 @@ ORDER BY c.id LIMIT $batch
 EXPORT_FACTS = """
 MATCH (f:Fact {owner: $owner}) WHERE f.id > $after
 WITH f ORDER BY f.id LIMIT $batch
-RETURN f {.id, .text, .kind, .action_owner, .due, .retired, .first_seen, .position, .created_by,
+RETURN f {.id, .text, .kind, .action_owner, .due, .due_on, .stated_on, done: coalesce(f.done, false),
+          document_status: coalesce(f.document_status, false), .retired,
+          .first_seen, .position, .created_by,
           sources: [(f)-[r:FROM]->(s:Source) | {source: s.id, key: s.key, start: r.start, end: r.end}],
           about: [(f)-[:ABOUT]->(p:Page) | p.slug]} AS row
 ORDER BY f.id
@@ -106,6 +108,8 @@ IMPORT_FACTS = """
 UNWIND $rows AS row
 CREATE (f:Fact {owner: $owner, id: row.id})
 SET f.text = row.text, f.kind = row.kind, f.action_owner = row.action_owner, f.due = row.due, f.retired = row.retired, f.first_seen = datetime(row.first_seen),
+    f.due_on = date(row.due_on), f.stated_on = date(row.stated_on), f.done = coalesce(row.done, false),
+    f.document_status = coalesce(row.document_status, false),
     f.position = row.position, f.created_by = row.created_by
 WITH f, row
 CALL (f, row) {

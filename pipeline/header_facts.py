@@ -1,0 +1,200 @@
+"""What a document's header says about its own state: `Status: Accepted`, `Decision: …`, `Owner:`,
+`Due:`, `Date:` — a decision or an open item of the document itself, dated, with its source.
+
+Many working documents open with `Field: value` lines (standards proposals and RFCs, design docs,
+tickets, meeting notes, YAML front matter). Their status line is the most certain statement a
+document makes about what was decided ("Status: Rejected", "Decision: go with Grafana") or what
+is still open ("Status: Draft", "Status: In progress" with an `Owner:` and a `Due:`). It is read
+here by rule, for any document with such a header; nothing in it is specific to one corpus.
+
+The fact's text names the document (its `Title:` field, else its first line) and the status; it
+is about the people the header names as deciders (a delegate, an approver) or, for open work,
+owners; its date is the latest date the header states (when the status was last set, as near as
+the header tells).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+
+from pydantic import BaseModel
+
+from graph_schema.kinds import FactKind
+from graph_schema.models import CandidateFact, DocumentEntity
+from pipeline.stated_dates import CALENDAR_DATE, DATE_FIELDS, date_at, dated_headings, parse_calendar_date, resolve_due
+
+_FIELD_LINE = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9 _-]{0,30}?)[ \t]*:(?:[ \t]+(?P<value>\S.*?))?\s*$")
+_CONTINUATION = re.compile(r"^[ \t]+\S")
+_MAX_TITLE_LINES = 3  # a title (and blank lines) may stand above the fields
+_MAX_HEADER_LINES = 60
+
+# Fields whose value is the document's state, and those that name who decides or who owns the work.
+STATUS_FIELDS = {"status", "state", "decision", "outcome", "resolution", "verdict"}
+DECIDER_FIELDS = {"delegate", "bdfl-delegate", "pep-delegate", "decider", "deciders", "decided-by", "approver",
+                  "approvers", "approved-by", "accountable"}
+OWNER_FIELDS = {"owner", "owners", "assignee", "assignees", "assigned-to", "driver", "responsible"}
+DUE_FIELDS = {"due", "due-date", "deadline", "target-date", "target"}
+TITLE_FIELDS = {"title", "subject", "name"}
+# Status words: the work is settled one way or the other, or still open. "Active" is neither: a
+# standing process document, or work under way, depending on who writes it.
+DECIDED = re.compile(
+    r"^(?:accepted|approved|final|rejected|declined|withdrawn|superseded|replaced|obsolete|done|"
+    r"closed|complete|completed|resolved|adopted|agreed|decided|signed(?:\s+off)?|shipped|released|"
+    r"implemented|merged|provisional|won'?t\s+(?:do|fix)|cancell?ed|abandoned)\b",
+    re.IGNORECASE,
+)
+OPEN = re.compile(
+    r"^(?:draft|deferred|proposed|proposal|open|pending|under\s+(?:consideration|review|discussion)|"
+    r"in\s+(?:progress|review|discussion)|on\s+hold|blocked|planned|todo|to\s+do|wip|new|triage|"
+    r"awaiting\s+\w+|not\s+started|postponed)\b",
+    re.IGNORECASE,
+)
+_URL = re.compile(r"^\S*https?://\S+$|^`?[^`]*<https?://[^>]+>`?_*$")
+
+
+class HeaderField(BaseModel):
+    name: str  # lower-cased, spaces as dashes
+    value: str
+    start: int  # the field line's start in the text
+    value_start: int
+    end: int
+
+
+def header_fields(text: str) -> list[HeaderField]:
+    """The `Field: value` lines at the top of the text (after a title line or `---`, if any).
+    A single field counts only when it is one this module reads (one 'Note: …' line is prose)."""
+    lines = text.splitlines(keepends=True)
+    position, index = 0, 0
+    while index < min(len(lines), _MAX_TITLE_LINES) and not _FIELD_LINE.match(lines[index]):
+        position += len(lines[index])
+        index += 1
+    fields: list[HeaderField] = []
+    for line in lines[index : index + _MAX_HEADER_LINES]:
+        bare = line.rstrip("\r\n")
+        match = _FIELD_LINE.match(bare)
+        if match and "://" not in match.group("name"):
+            name = "-".join(match.group("name").lower().split())
+            value = match.group("value") or ""
+            value_start = position + (match.start("value") if value else len(bare))
+            fields.append(HeaderField(name=name, value=value, start=position, value_start=value_start,
+                                      end=position + len(bare)))
+        elif fields and _CONTINUATION.match(line):
+            last = fields[-1]
+            fields[-1] = last.model_copy(update={"value": f"{last.value} {bare.strip()}", "end": position + len(bare)})
+        else:
+            break
+        position += len(line)
+    known = STATUS_FIELDS | DECIDER_FIELDS | OWNER_FIELDS | DUE_FIELDS | set(DATE_FIELDS)
+    if len(fields) < 2 and not any(f.name in known for f in fields):
+        return []
+    return fields
+
+
+def _field(fields: list[HeaderField], names: set[str] | tuple[str, ...]) -> HeaderField | None:
+    return next((f for f in fields if f.name in names), None)
+
+
+def header_dates(fields: list[HeaderField], base: datetime) -> list[date]:
+    """Every calendar date the header states ('Created: 07-Feb-2003', 'Post-History: 07-Feb-2003, 11-Feb-2003')."""
+    found = []
+    for field in fields:
+        for match in CALENDAR_DATE.finditer(field.value):
+            when = parse_calendar_date(match.group(0), base)
+            if when:
+                found.append(when)
+    return found
+
+
+def document_date(fields: list[HeaderField], base: datetime) -> date | None:
+    """The document's own date: its `Date:` field (or the nearest like it), parsed."""
+    for name in DATE_FIELDS:
+        field = _field(fields, (name,))
+        if field:
+            dates = [parse_calendar_date(m.group(0), base) for m in CALENDAR_DATE.finditer(field.value)]
+            dates = [d for d in dates if d]
+            if dates:
+                return max(dates)
+    return None
+
+
+def _entities_in(field: HeaderField | None, entities: list[DocumentEntity]) -> list[int]:
+    if field is None:
+        return []
+    return [i for i, e in enumerate(entities)
+            if any(field.value_start <= m.start < field.end for m in e.mentions)]
+
+
+def _title(fields: list[HeaderField], text: str, fallback: str) -> str:
+    """'PEP 308: Conditional Expressions' — a numbering field first ('PEP: 308', 'RFC: 9110'), then the title."""
+    title = _field(fields, TITLE_FIELDS)
+    number = next((f for f in fields[:2] if f.value.isdigit() and len(f.name) <= 6), None)
+    name = title.value if title else next((line.strip("#=-* ") for line in text.splitlines()[:_MAX_TITLE_LINES]
+                                           if line.strip("#=-* ") and not _FIELD_LINE.match(line)), fallback)
+    prefix = f"{number.name.upper()} {number.value}" if number else ""
+    return f"{prefix}: {name}" if prefix and name else (prefix or name)
+
+
+def status_fact(
+    text: str, fields: list[HeaderField], entities: list[DocumentEntity], base: datetime, fallback_title: str,
+) -> CandidateFact | None:
+    """The header's status line as a decision (settled) or an open item (still open), or None."""
+    status = _field(fields, STATUS_FIELDS)
+    if status is None or _URL.match(status.value):
+        status = next((f for f in fields if f.name in STATUS_FIELDS and not _URL.match(f.value)), None)
+    if status is None:
+        return None
+    decided, still_open = DECIDED.match(status.value), OPEN.match(status.value)
+    free_decision = status.name in ("decision", "outcome", "verdict") and not (decided or still_open)
+    if not (decided or still_open or free_decision):
+        return None
+    deciders = _field(fields, DECIDER_FIELDS)
+    owners = _field(fields, OWNER_FIELDS)
+    due = _field(fields, DUE_FIELDS)
+    decider_ids, owner_ids = _entities_in(deciders, entities), _entities_in(owners, entities)
+    title = _title(fields, text, fallback_title)
+    value = " ".join(status.value.split())
+    if decided or free_decision:
+        kind = FactKind.DECISION
+        by = f", decided by {_names_of(decider_ids, entities) or deciders.value}" if deciders else ""
+        said = f"{title}: {value}{by}." if decided else f"{title}: decided: {value}."
+        owner = entities[decider_ids[0]].name if decider_ids else None
+    else:
+        kind = FactKind.ACTION if owners else FactKind.QUESTION
+        who = f", owned by {_names_of(owner_ids, entities) or owners.value}" if owners else ""
+        waits = f", to be decided by {_names_of(decider_ids, entities) or deciders.value}" if deciders else ""
+        said = f"{title}: {value}{who}{waits}."
+        owner = entities[(owner_ids or decider_ids)[0]].name if (owner_ids or decider_ids) else None
+    dates = header_dates(fields, base)
+    return CandidateFact(
+        text=said, start=status.start, end=status.end, entities=sorted(set(decider_ids + owner_ids)),
+        kind=kind, owner=owner, due=due.value if due else None, stated_on=max(dates) if dates else None,
+        document_status=True,
+    )
+
+
+def _names_of(indexes: list[int], entities: list[DocumentEntity]) -> str:
+    names = [entities[i].name for i in indexes]
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
+
+
+def dated_facts(
+    text: str, title: str, facts: list[CandidateFact], entities: list[DocumentEntity], now: datetime,
+) -> list[CandidateFact]:
+    """The document's facts with the header's status fact in place of the header lines' own
+    typing ('Resolution: <link>' is no decision), each dated by the document (the dated heading
+    above it, else the document's own date) and its due date resolved from that date."""
+    fields = header_fields(text)
+    own_date = document_date(fields, now)
+    headings = dated_headings(text, now)
+    header_end = fields[-1].end if fields else 0
+    kept = [f for f in facts if f.start >= header_end or (f.kind is FactKind.STATEMENT and not f.done)]
+    status = status_fact(text, fields, entities, now, title)
+    if status is not None:
+        kept.append(status)
+    out = []
+    for fact in kept:
+        stated = fact.stated_on or date_at(fact.start, headings, own_date)
+        due_on = resolve_due(fact.due, stated or now.date()) if fact.due else None
+        out.append(fact.model_copy(update={"stated_on": stated, "due_on": due_on}))
+    return sorted(out, key=lambda f: f.start)

@@ -1,0 +1,117 @@
+"""Dates a document states: its own date, the date of the section a sentence sits in, and what a
+due date such as "before Friday" or "in two weeks" means counted from the document's date.
+
+A decision taken at a meeting on 3 March is dated 3 March, not the day the notes were uploaded.
+Where the document says when it was written (a `Date:` line, a date in its title, a dated heading
+above the sentence) that date is the sentence's; relative due dates are read against it. Dates
+are parsed by `dateparser` (relative expressions: "Friday", "next week", "in two weeks") and
+`python-dateutil` (calendar arithmetic); only explicit calendar dates are looked for in headings,
+so a word such as "may" or "now" never dates a section.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from datetime import date, datetime, timedelta
+
+import dateparser
+
+# An explicit calendar date: "14 April", "April 14, 2026", "07-Feb-2003", "2026-03-03", "3/14/2026".
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+          r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
+CALENDAR_DATE = re.compile(
+    rf"\b(?:{_ORDINAL}[ -](?:of\s+)?{_MONTH}\.?(?:[ ,-]+\d{{4}})?"
+    rf"|{_MONTH}\.?\s+{_ORDINAL}(?:,?\s+\d{{4}})?"
+    r"|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4})\b",
+    re.IGNORECASE,
+)
+# Header fields whose value is the document's own date, most telling first.
+DATE_FIELDS = ("date", "meeting-date", "dated", "last-modified", "updated", "created")
+_UNDERLINE = re.compile(r"^([=\-~^*])\1{2,}$")
+_HEADING_MAX_WORDS = 12
+_END_OF = re.compile(r"^(?:the\s+)?(?:end|close)\s+of\s+(?:the\s+)?(?P<what>.+)$", re.IGNORECASE)
+_DUE_WORDS = re.compile(
+    r"^(?:by|before|due(?:\s+(?:on|by))?|until|no\s+later\s+than|ahead\s+of|deadline(?:\s+is)?:?)\s+",
+    re.IGNORECASE,
+)
+_WITHIN = re.compile(r"^(?:within|in)\s+", re.IGNORECASE)
+_FRIDAY = 4
+
+
+def _parse(phrase: str, base: datetime, prefer: str) -> date | None:
+    parsed = dateparser.parse(
+        phrase, languages=["en"],
+        settings={"RELATIVE_BASE": base, "PREFER_DATES_FROM": prefer, "RETURN_AS_TIMEZONE_AWARE": False},
+    )
+    return parsed.date() if parsed else None
+
+
+def parse_calendar_date(phrase: str, base: datetime) -> date | None:
+    """An explicit date as written; a date without a year is the latest such day up to `base`
+    (notes dated "3 March" and read in December are of this March)."""
+    if not CALENDAR_DATE.search(phrase):
+        return None
+    return _parse(phrase, base, "past")
+
+
+def first_calendar_date(text: str, base: datetime) -> date | None:
+    """The first explicit calendar date in a line of text."""
+    for match in CALENDAR_DATE.finditer(text):
+        found = parse_calendar_date(match.group(0), base)
+        if found:
+            return found
+    return None
+
+
+def resolve_due(due: str, base: date) -> date | None:
+    """What 'before Friday', 'by the end of March' or 'in two weeks' means, counted from `base`."""
+    phrase = _DUE_WORDS.sub("", " ".join(due.split()))
+    when = datetime.combine(base, datetime.min.time())
+    if _WITHIN.match(phrase):
+        phrase = "in " + _WITHIN.sub("", phrase)
+    end = _END_OF.match(phrase)
+    if end:
+        what = end.group("what").lower()
+        if "week" in what:
+            start = _parse(what, when, "future") if what != "week" else base
+            start = start or base
+            return start + timedelta(days=(_FRIDAY - start.weekday()) % 7)
+        month = _parse(what, when, "current_period") or _parse(what, when, "future")
+        if month is None:
+            return None
+        return month.replace(day=calendar.monthrange(month.year, month.month)[1])
+    resolved = _parse(phrase, when, "future")
+    return resolved if resolved is None or resolved >= base else None
+
+
+def dated_headings(text: str, base: datetime) -> list[tuple[int, date]]:
+    """(offset, date) of the headings that carry a calendar date: '## 14 April', 'Meeting, 3 March 2026'
+    over an underline, or a short line standing alone between blank lines. A sentence below one is
+    dated by it (the nearest one above it). Wrapped prose lines are not headings, however short."""
+    lines = text.splitlines(keepends=True)
+    out: list[tuple[int, date]] = []
+    position = 0
+    for i, line in enumerate(lines):
+        bare = line.strip()
+        before = lines[i - 1].strip() if i else ""
+        after = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        heading = (bare.startswith("#") or bool(_UNDERLINE.match(after))
+                   or (not before and not after and len(bare.split()) <= _HEADING_MAX_WORDS and not bare.endswith(".")))
+        if bare and heading:
+            found = first_calendar_date(bare.strip("#* "), base)
+            if found:
+                out.append((position, found))
+        position += len(line)
+    return out
+
+
+def date_at(offset: int, headings: list[tuple[int, date]], document_date: date | None) -> date | None:
+    """The date of the section `offset` sits in, else the document's."""
+    stated = document_date
+    for at, when in headings:
+        if at > offset:
+            break
+        stated = when
+    return stated

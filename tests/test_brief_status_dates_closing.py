@@ -1,0 +1,167 @@
+"""The brief reads what documents state about themselves and about time, through the real pipeline
+into real Neo4j: a header's `Status:` is a dated decision (with its decider) or an open item, a
+decision is dated by the document rather than by the upload, a relative due date is counted from
+the document's date, and an open item later reported done is shown as closed, not as open."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from datetime import date, datetime
+
+from graph_schema.brief import current_brief, render_brief
+from graph_schema.kinds import FactKind
+from graph_schema.queries.brief import brief_material
+from graph_schema.settings import PROJECT_ROOT, get_settings
+from graph_schema.transfer import import_records, parse_records, write_export
+from pipeline.fact_kinds import classify_sentence, type_facts
+from pipeline.run import ingest_paths
+from tests.conftest import write
+
+PEPS = PROJECT_ROOT / "tests" / "data" / "peps" / "docs"
+# (file, what its header says, the decider its header names or None)
+PEP_STATES = [
+    ("pep-0477.rst", "Final", "Benjamin Peterson"),
+    ("pep-0641.rst", "Rejected", "Pablo Galindo Salgado"),
+    ("pep-0224.rst", "Rejected", None),
+    ("pep-0467.rst", "Draft", None),
+    ("pep-0407.rst", "Deferred", None),
+]
+_DAY = re.compile(r"\((?:[^()]*, )?(\d{1,2} [A-Z][a-z]{2} \d{4})\)")
+
+
+def _lines(brief, *sections: str) -> list:
+    return [line for line in brief.lines if line.section in sections]
+
+
+def _all_of(graph, budget: int = 4000):
+    """The brief with room for everything, to check what it holds (the default budget is checked too)."""
+    settings = get_settings()
+    material = graph["db"].read(graph["driver"], brief_material, graph["owner"], settings)
+    return render_brief(material, settings.model_copy(update={"brief_token_budget": budget}))
+
+
+def test_a_documents_header_status_is_a_dated_decision_or_an_open_item(graph):
+    (graph["upload"] / "peps").mkdir()
+    for name, _, _ in PEP_STATES:
+        shutil.copy(PEPS / name, graph["upload"] / "peps" / name)
+    # Any document with a header, not only a proposal: status, owner and due date of a piece of work.
+    write(graph["upload"], "peps/loader-rewrite.md",
+          "# Loader rewrite\n\nStatus: In progress\nOwner: Sofia Marquez\nDue: 14 April 2026\n\n"
+          "Sofia Marquez is rewriting the loader for the Kafka migration.\n")
+    assert {o.status for o in ingest_paths([graph["upload"]]).outcomes} == {"ingested"}
+
+    brief = current_brief(graph["driver"], graph["owner"])
+    print(brief.text)
+    assert brief.estimated_tokens <= get_settings().brief_token_budget
+    # Within the default budget, the area's first decision is a proposal's own status, with its source.
+    first = _lines(brief, "decision")[0]
+    assert re.search(r"PEP \d+", first.text) and first.documents and first.documents[0].startswith("peps/pep-")
+
+    everything = _all_of(graph)
+    decided = _lines(everything, "decision")
+    open_items = _lines(everything, "question", "action")
+    for name, status, decider in PEP_STATES:
+        number = f"PEP {int(name[4:8])}"
+        key = f"peps/{name}"
+        if status in ("Final", "Rejected"):
+            line = next(line for line in decided if number in line.text and status in line.text)
+            assert key in line.documents
+            # dated by the header (its latest date), not by the upload
+            assert int(_DAY.search(line.text).group(1)[-4:]) < datetime.now().year
+            if decider:
+                assert decider in line.text and any(s.title == decider for s in line.sources)
+        else:  # a draft or a deferred proposal is open, never a decision
+            assert any(number in line.text and status in line.text and key in line.documents for line in open_items)
+            assert not any(number in line.text and status in line.text for line in decided)
+    work = next(line for line in open_items if "Loader rewrite" in line.text and "In progress" in line.text)
+    assert work.section == "action" and "Sofia Marquez" in work.text and "14 April 2026" in work.text
+    # The header's link-valued lines are no decisions of their own, and its field names are no pages.
+    assert not [line for line in decided if "Resolution:" in line.text or "http" in line.text]
+    field_names = {"Post-History", "Python-Version", "Discussions-To", "PEP-Delegate", "BDFL-Delegate"}
+    assert not [s.title for line in everything.lines for s in line.sources if s.title in field_names]
+
+
+def test_decisions_and_due_dates_are_dated_by_the_document(graph):
+    shutil.copytree(PROJECT_ROOT / "samples" / "uploads" / "harbour-pitch", graph["upload"] / "harbour-pitch")
+    write(graph["upload"], "harbour-pitch/review.md",
+          "# Pitch review\n\n## 14 April 2026\n\nWe agreed to drop the customs automation slides.\n"
+          "Priya Natarajan will send the revised deck in two weeks.\n")
+    assert {o.status for o in ingest_paths([graph["upload"]]).outcomes} == {"ingested"}
+    everything = _all_of(graph)
+    print(everything.text)
+    this_year = datetime.now().year
+
+    # "Date: 3 March" dates the kickoff's decision (the latest 3 March up to today), not the upload.
+    kickoff_day = date(this_year, 3, 3) if date(this_year, 3, 3) <= date.today() else date(this_year - 1, 3, 3)
+    grafana = next(line for line in _lines(everything, "decision") if "prototype dashboard in Grafana" in line.text)
+    assert f"({kickoff_day.day} {kickoff_day:%b %Y})" in grafana.text
+    # "before Friday" is the Friday after 3 March.
+    friday = date.fromordinal(kickoff_day.toordinal() + (4 - kickoff_day.weekday()) % 7)
+    asked = next(line for line in _lines(everything, "action") if "asked Daniel for a contact" in line.text)
+    assert "before Friday" in asked.text and f"{friday.day} {friday:%b %Y}" in asked.text
+    # A dated heading dates what is under it; "in two weeks" counts from that date.
+    dropped = next(line for line in _lines(everything, "decision") if "drop the customs automation" in line.text)
+    assert "(14 Apr 2026)" in dropped.text and "harbour-pitch/review.md" in dropped.documents
+    deck = next(line for line in _lines(everything, "action") if "revised deck" in line.text)
+    assert "28 Apr 2026" in deck.text and "Priya Natarajan" in deck.text
+    # Newest first by the document's dates: the April decision comes before the March one.
+    decided = [line.text for line in _lines(everything, "decision")]
+    assert decided.index(dropped.text) < decided.index(grafana.text)
+
+
+def test_an_open_item_reported_done_is_closed_in_what_changed(graph, tmp_path):
+    shutil.copytree(PROJECT_ROOT / "samples" / "uploads" / "harbour-pitch", graph["upload"] / "harbour-pitch")
+    ingest_paths([graph["upload"]])
+    before = current_brief(graph["driver"], graph["owner"])
+    assert any("shipping volumes" in line.text for line in _lines(_all_of(graph), "action"))
+    assert not _lines(before, "closed")
+
+    # Saying it is not done yet closes nothing.
+    write(graph["upload"], "harbour-pitch/status.md", "Daniel Okafor has not sent the shipping volumes yet.\n")
+    ingest_paths([graph["upload"]])
+    assert any("shipping volumes" in line.text for line in _lines(_all_of(graph), "action"))
+    current_brief(graph["driver"], graph["owner"])
+
+    write(graph["upload"], "harbour-pitch/follow-up.md",
+          "Daniel Okafor sent the 2025 shipping volumes from Northwind Logistics.\n")
+    ingest_paths([graph["upload"]])
+    after = current_brief(graph["driver"], graph["owner"])
+    print(after.text)
+    changed = _lines(after, "changed")
+    assert changed and "1 item closed" in changed[0].text and "harbour-pitch/follow-up.md" in changed[0].documents
+    assert not [line for line in _lines(after, "action") if "shipping volumes" in line.text]
+    everything = _all_of(graph)
+    assert not [line for line in _lines(everything, "action", "question") if "shipping volumes" in line.text]
+    closed = next(line for line in _lines(everything, "closed") if "shipping volumes" in line.text)
+    assert {"harbour-pitch/kickoff-notes.md", "harbour-pitch/follow-up.md"} <= set(closed.documents)
+    assert "daniel-okafor" in {s.slug for s in closed.sources}
+    # The other open items stay open.
+    assert any("asked Daniel for a contact" in line.text for line in _lines(everything, "action"))
+    assert any("customs automation" in line.text for line in _lines(everything, "question"))
+    assert after.estimated_tokens <= get_settings().brief_token_budget
+
+    # An exported and imported graph closes the same item (what a fact reports survives the round trip).
+    exported = tmp_path / "graph.jsonl"
+    with exported.open("w") as handle:
+        write_export(graph["driver"], graph["owner"], handle)
+    other = f"{graph['owner']}-copy"
+    with exported.open() as handle:
+        import_records(graph["driver"], other, other, parse_records(handle, str(exported)))
+    settings = get_settings()
+    material = graph["db"].read(graph["driver"], brief_material, other, settings)
+    copied = render_brief(material, settings.model_copy(update={"brief_token_budget": 4000}))
+    assert [line.text for line in _lines(copied, "closed")] == [line.text for line in _lines(everything, "closed")]
+
+
+def test_headings_and_rules_in_prose_are_no_decisions_or_tasks():
+    # A section's name decides nothing ("Rejected Ideas"), and a lone capitalised word that is no
+    # one's name does not own a task ("Annotations must …"): both were listed in a proposal's brief.
+    assert classify_sentence("Rejected Ideas").kind is FactKind.STATEMENT
+    assert classify_sentence("Open Issues").kind is FactKind.STATEMENT
+    text = "Annotations must be valid expressions. Pre-releases should sort before final releases."
+    units = [(0, 38), (39, len(text))]
+    assert type_facts([], text, [], units) == []
+    # ... while a task of someone named, or of "we", stays one.
+    text = "We will publish the survey results due 3 October."
+    assert [f.kind for f in type_facts([], text, [], [(0, len(text))])] == [FactKind.ACTION]
