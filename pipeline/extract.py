@@ -43,7 +43,7 @@ from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline import names
 from pipeline.fact_kinds import type_facts
-from pipeline.header_facts import dated_facts, header_fields
+from pipeline.header_facts import dated_facts, non_name_spans
 from pipeline.header_people import read_header
 from pipeline.coreference import join_organisation_names, join_person_names, title_words
 from pipeline.kind_model import _drop_entities, type_entities
@@ -526,8 +526,7 @@ def build_extracted(
     header = read_header(text)
     notes = read_meeting_notes(text)  # attendee lists, tables and speaker labels, read by rule
     # a header's field names ('Post-History:', 'Python-Version:') are labels, never names of things
-    field_names = [(f.start, f.value_start) for f in header_fields(text)]
-    ruled = header.person_fields + notes.ruled + resolved_label_spans(text, notes) + field_names
+    ruled = header.person_fields + notes.ruled + resolved_label_spans(text, notes) + non_name_spans(text)
     raw_entities = [r for r in raw_entities if not _overlaps_any(r[0], r[1], ruled)]
     raw_entities = _refine_spans(text, raw_entities)
     people = sorted(set(header.people) | set(notes.people))

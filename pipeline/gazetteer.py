@@ -38,6 +38,7 @@ from graph_schema.slugs import normalise_name
 from pipeline import names
 from pipeline.extract import _one_line
 from pipeline.fact_kinds import type_facts
+from pipeline.header_facts import non_name_spans
 
 # The kinds whose names are looked for (the same as resolution's named kinds; `you` and focus
 # pages are not names in text).
@@ -241,7 +242,8 @@ def _owners(document: ExtractedDocument, gazetteer: Gazetteer) -> tuple[dict[str
 def add_known_mentions(document: ExtractedDocument, gazetteer: Gazetteer, settings: Settings) -> tuple[ExtractedDocument, list[DocumentEntity]]:
     """The document with every known name it uses as a mention (and its unit as a fact); the new entities."""
     text = document.parsed.text
-    held = sorted([*((m.start, m.end) for e in document.entities for m in e.mentions), *document.other_names])
+    held = sorted([*((m.start, m.end) for e in document.entities for m in e.mentions), *document.other_names,
+                   *non_name_spans(text)])  # 'Post-History:' in every PEP header is no mention of a page
     held_starts = [s for s, _ in held]
     reach = list(accumulate((e for _, e in held), max))  # the furthest end of the spans up to each
     found = []

@@ -36,6 +36,21 @@ DECIDER_FIELDS = {"delegate", "bdfl-delegate", "pep-delegate", "decider", "decid
 OWNER_FIELDS = {"owner", "owners", "assignee", "assignees", "assigned-to", "driver", "responsible"}
 DUE_FIELDS = {"due", "due-date", "deadline", "target-date", "target"}
 TITLE_FIELDS = {"title", "subject", "name"}
+# Fields that describe the document itself ('Type: Standards Track', 'Version: 2'): their values
+# name no person, firm, tool or project.
+METADATA_FIELDS = {"type", "content-type", "category", "version", "python-version", "created", "date",
+                   "post-history", "status", "state", "language", "format", "requires", "replaces",
+                   "superseded-by", "topic", "tags", "keywords", "license", "licence"}
+
+
+def non_name_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of a header that name nothing: every field's name, and the values of metadata fields."""
+    spans = []
+    for field in header_fields(text):
+        spans.append((field.start, field.value_start))
+        if field.name in METADATA_FIELDS:
+            spans.append((field.value_start, field.end))
+    return spans
 # Status words: the work is settled one way or the other, or still open. "Active" is neither: a
 # standing process document, or work under way, depending on who writes it.
 DECIDED = re.compile(

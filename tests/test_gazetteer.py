@@ -130,3 +130,15 @@ def test_a_unit_that_becomes_a_fact_here_is_typed_like_any_other():
     [found] = recognise_known_names([_document(text)], known, get_settings())
     [fact] = found.facts
     assert fact.kind.value == "action" and fact.owner == "Smith-Barney" and fact.due == "by Friday"
+
+
+def test_a_header_field_name_or_metadata_value_is_no_mention_of_a_page():
+    """Seen failing first: every PEP header's 'Post-History:' was a mention of the page PEP 1's prose made."""
+    text = ("PEP: 9\nTitle: Nine\nType: Standards Track\nPost-History: 1 May 2020\n\n"
+            "The Post-History field lists dates. Standards Track proposals need a reference implementation.\n")
+    known = [_page("post-history", "Post-History", PageKind.ORGANISATION),
+             _page("standards-track", "Standards Track", PageKind.PROJECT)]
+    [found] = recognise_known_names([_document(text)], known, get_settings())
+    spans = {(m.start, m.end) for e in found.entities for m in e.mentions}
+    header_end = text.index("\n\n")
+    assert spans and all(start > header_end for start, _ in spans), spans  # the prose's mentions only
