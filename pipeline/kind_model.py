@@ -178,7 +178,7 @@ def load_kind_model(path: Path = MODEL_PATH) -> KindModel:
 
 
 def decide_kind(entity: DocumentEntity, probabilities: dict[str, float], min_probability: float,
-                margin: float, not_a_page: float = 1.1) -> PageKind | None:
+                margin: float, not_a_page: float = 1.1, line_opener: bool = False) -> PageKind | None:
     """The entity's kind after classification; None drops a candidate that is not a page."""
     best = max(PAGE_CLASSES, key=lambda c: probabilities[c])
     if entity.candidate:
@@ -187,7 +187,9 @@ def decide_kind(entity: DocumentEntity, probabilities: dict[str, float], min_pro
     held = probabilities[current] if current else probabilities["other"]
     # 'Rotterdam' read as a person, a heading's 'Roadmap': the classifier is sure it is no page. An
     # acronym spaCy tagged ('the PSF board') keeps its kind: the classifier has seen few outside code.
-    no_page = probabilities["place"] if entity.name.isupper() else max(probabilities["place"], probabilities["other"])
+    # 'Not a page' only for a word that opens its lines ('# Roadmap sync'): the classifier knows few
+    # invented names ('Zelda Quint', 'ships builds with Mercury'), so elsewhere only 'place' drops one.
+    no_page = max(probabilities["place"], probabilities["other"]) if line_opener else probabilities["place"]
     if current and no_page >= not_a_page:
         return None
     if PAGE_CLASSES[best] is not entity.kind and probabilities[best] - held >= margin:
@@ -259,7 +261,7 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
             kind = PageKind.TOOL  # "the Kafka migration": how it is used outweighs a news model's guess
         else:
             kind = decide_kind(entity, chances, settings.kind_candidate_min_probability, settings.kind_retype_margin,
-                               settings.kind_not_a_page_probability)
+                               settings.kind_not_a_page_probability, _opens_its_lines(text, entity))
         if kind is None:
             dropped.setdefault(d, {})[e] = None
         else:
@@ -302,6 +304,13 @@ def _agree_on_kinds(documents: list[ExtractedDocument], chances: dict[int, dict[
         for entity in group:
             if not entity.kind_certain:
                 entity.kind = kind
+
+
+def _opens_its_lines(text: str, entity: DocumentEntity) -> bool:
+    """Whether a one-word name only ever opens a line ('# Roadmap sync', 'Customer call'): capitalised by its place."""
+    if len(entity.name.split()) != 1 or entity.name.isupper() or not entity.mentions:
+        return False
+    return all(not text[text.rfind("\n", 0, m.start) + 1 : m.start].strip(" \t#*->") for m in entity.mentions)
 
 
 def _named_for_a_trade(entity: DocumentEntity) -> bool:
