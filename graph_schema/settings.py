@@ -108,6 +108,7 @@ class Settings(BaseSettings):
     gazetteer: bool = Field(default=True, description="Names the graph and the batch already know are recognised in every document of a batch, also where the language model missed them.")
     gazetteer_min_chars: int = Field(default=3, description="Shorter names are never looked for outside the document that uses them (too many chance matches).")
     gazetteer_max_words: int = Field(default=6, description="Longer names are not looked for outside their document.")
+    opener_min_zipf: float = Field(default=4.5, description="A sentence's first word ending in -ly or -ing at least this frequent ('Currently' 5.1, 'Following' 5.5; the surname 'Fleming' 3.6) only opens the sentence: it is cut off a person's name ('Currently Shalev').")
     common_word_min_zipf: float = Field(default=3.5, description="A word at least this frequent in everyday English (wordfreq's Zipf scale: 'court' 5.2, 'slack' 3.7, 'kafka' 3.0, 'figma' 1.7) is a common word: alone it may name different things in different documents.")
     initials_max_chars: int = Field(default=5, description="Longest short label of a person ('AP', 'JdS') meeting notes define; a full name is never matched across documents by one.")
 

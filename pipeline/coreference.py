@@ -14,7 +14,10 @@ entities, with the same rules extraction uses on spaCy's people:
   lone "Chen" beside "Mark Chen" and "Lily Chen" stays unbound;
 - a short form of an organisation's name ("Pirates", "Red Sox") joins the one organisation of the
   document it is a short form of, or the one named far more often than each other ("Boston Red
-  Sox" six times, a farm team "Pawtucket Red Sox" once).
+  Sox" six times, a farm team "Pawtucket Red Sox" once);
+- an office alone ("the Secretary", "Prime Minister's", "Mr. President") is the one person the
+  document names with that title ("Secretary Cardona"), or the one named far more often than each
+  other; with no holder, or several alike, it stays a page of its own document.
 """
 
 from __future__ import annotations
@@ -101,6 +104,32 @@ def join_organisation_names(document: ExtractedDocument, dominance_ratio: float)
         chosen = fits[0] if len(fits) == 1 else _dominant(fits, entities, dominance_ratio) if fits else None
         if chosen is not None:
             _absorb(entities[chosen], entities[i], shorter=False)
+            folded[i] = chosen
+    return folded
+
+
+def _held_titles(surface: str) -> set[tuple[str, ...]]:
+    """The titles a person is named with in one mention, each with its shorter endings:
+    'Prime Minister Rishi Sunak' -> {('prime', 'minister'), ('minister',)}."""
+    words = names.title_run(surface)
+    return {words[k:] for k in range(len(words))}
+
+
+def join_office_to_holder(document: ExtractedDocument, dominance_ratio: float) -> dict[int, int]:
+    """Fold each person named by an office alone into the one person the document names with that
+    title (in place); {folded index: kept index}. The office stays a local name of the holder."""
+    entities = document.entities
+    person = [i for i, e in enumerate(entities) if e.kind is PageKind.PERSON]
+    office = {i: names.office_of(entities[i].name) for i in person}
+    holders = {i: set().union(*(_held_titles(m.surface) for m in entities[i].mentions)) for i in person if not office[i]}
+    folded: dict[int, int] = {}
+    for i in person:
+        if not office[i] or entities[i].kind_certain:
+            continue
+        fits = [j for j, held in holders.items() if office[i] in held]
+        chosen = fits[0] if len(fits) == 1 else _dominant(fits, entities, dominance_ratio) if fits else None
+        if chosen is not None:
+            _absorb(entities[chosen], entities[i], shorter=True)
             folded[i] = chosen
     return folded
 

@@ -45,7 +45,7 @@ from pipeline import names
 from pipeline.fact_kinds import type_facts
 from pipeline.header_facts import dated_facts, non_name_spans
 from pipeline.header_people import read_header
-from pipeline.coreference import join_organisation_names, join_person_names, title_words
+from pipeline.coreference import join_office_to_holder, join_organisation_names, join_person_names, title_words
 from pipeline.kind_model import _drop_entities, type_entities
 from pipeline.speakers import attach_labels, read_meeting_notes, resolved_label_spans, works_at_pairs
 from pipeline.tool_candidates import shape_candidates
@@ -400,9 +400,10 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]]) -> list[tuple
             if part is not None:
                 start, end = start + part[0], start + part[1]
         if kind in (PageKind.PERSON, PageKind.ORGANISATION):  # 'With Wikinews, Sarvis discusses…'
-            start += names.sentence_opener(text[start:end], _starts_sentence(text, start))
+            start += names.sentence_opener(text[start:end], _starts_sentence(text, start), kind is PageKind.PERSON)
         if kind is PageKind.PERSON:
             start = names.start_with_titles(text, start)
+            end = names.end_with_number(text, end)
         surface = text[start:end]
         authors = names.cited_authors(surface, text[end:end + 80]) if kind in (PageKind.PERSON, PageKind.ORGANISATION) else None
         if authors:  # 'Marsden & Mackey, 2014': the authors of a citation, each a person
@@ -701,5 +702,6 @@ def extract_documents(
         type_entities([built[i] for i in sorted(built)], embed)
         for i in sorted(built):  # names the classifier made people join their full names
             _drop_entities(built[i], join_person_names(built[i], settings.surname_dominance_ratio))
+            _drop_entities(built[i], join_office_to_holder(built[i], settings.surname_dominance_ratio))
             _drop_entities(built[i], join_organisation_names(built[i], settings.surname_dominance_ratio))
     return [built[i] if i in built else ExtractedDocument(parsed=parsed) for i, parsed in enumerate(documents)]

@@ -94,10 +94,27 @@ def _is_post_nominal(word: str) -> bool:
     from nameparser.config import CONSTANTS
 
     bare = word.strip(".,").replace(".", "")
+    if is_regnal_number(bare):
+        return False  # 'Abbas II' is another person than 'Abbas I': the number is part of the name
     return bare.lower() in CONSTANTS.suffix_acronyms or (bare.isalpha() and bare.isupper() and 2 <= len(bare) <= 5)
 
 
 _WORD_BEFORE = re.compile(r"([A-Z][\w.-]*) $")
+_ROMAN = re.compile(r"^(?=[IVXL])L?X{0,3}(?:IX|IV|V?I{0,3})$")
+# A regnal or generational number after a name ('Shah Abbas II', 'Johann II'); a lone 'I' only
+# before punctuation ('Shah Abbas I, and'), since elsewhere it is the pronoun ('Then John I think').
+_NUMBER_AFTER = re.compile(r" ((?:[IVXL]{2,}|V|X)\b(?![\w'’-])|I(?=[,.;:)]|$))", re.M)
+
+
+def is_regnal_number(word: str) -> bool:
+    return bool(_ROMAN.match(word))
+
+
+def end_with_number(text: str, end: int) -> int:
+    """Where a person's span ends once a regnal number the model left outside it is taken in:
+    '[Johann] II' -> '[Johann II]'."""
+    match = _NUMBER_AFTER.match(text, end)
+    return match.end(1) if match and is_regnal_number(match.group(1)) else end
 
 
 def start_with_titles(text: str, start: int, max_titles: int = 3) -> int:
@@ -118,6 +135,9 @@ def has_title(surface: str) -> bool:
 # Lower-case words that may stand inside a name ('Bank of America', 'Ludwig van Beethoven').
 _CONNECTORS = frozenset({"of", "and", "for", "the", "at", "on", "in", "de", "du", "des", "da", "di", "del", "della",
                          "der", "den", "la", "le", "van", "von", "y", "bin", "ibn", "al", "&", "upon"})
+# Of those, the ones inside a person's name ('Bonosus of Sardica', 'Alexander the Great', 'Ludwig van
+# Beethoven'); 'Lydia Buchtmann for Food Standards Australia' is a person and where she works.
+_PERSON_CONNECTORS = _CONNECTORS - {"for", "at", "on", "in", "upon"}  # "and" is split later (conjoined_parts)
 _TOKEN = re.compile(r"\S+")
 
 
@@ -127,11 +147,13 @@ def name_part(surface: str, person: bool) -> tuple[int, int] | None:
     'Moreau in 1958' -> 'Moreau', 'conquistador leader Montejo' -> 'Montejo', 'Rathbun the
     Scientology' -> 'Scientology', 'Jenna Nicole Mourey (born 1986)' -> 'Jenna Nicole Mourey'.
     A name is a run of words with a capital, with lower-case connectors only between them
-    ('Bank of America', 'Alexander the Great'; an organisation's 'the' only after 'of'); of several runs the longest is kept, the last of equals (a descriptor
-    comes before the name in English).
+    ('Bank of America', 'Alexander the Great'; an organisation's 'the' only after 'of'; no 'for'
+    or 'at' in a person's). Of several runs a person's is the first ('Lydia Buchtmann for Food
+    Standards Australia'); else the longest, the last of equals (a descriptor comes before the name).
     """
     cut = surface.find(" (")
     text = surface[:cut] if cut > 0 else surface
+    connectors = _PERSON_CONNECTORS if person else _CONNECTORS
     tokens = [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text)]
     runs: list[tuple[int, int]] = []  # token index ranges
     i = 0
@@ -145,7 +167,7 @@ def name_part(surface: str, person: bool) -> tuple[int, int] | None:
                 j += 1
                 continue
             k = j
-            while k < len(tokens) and tokens[k][2].lower() in _CONNECTORS and not _capitalised(tokens[k][2]):
+            while k < len(tokens) and tokens[k][2].lower() in connectors and not _capitalised(tokens[k][2]):
                 k += 1
             if k > j and k < len(tokens) and _capitalised(tokens[k][2]) and not (
                 not person and tokens[j][2] == "the" and tokens[j - 1][2].lower() not in _CONNECTORS
@@ -157,21 +179,32 @@ def name_part(surface: str, person: bool) -> tuple[int, int] | None:
         i = j
     if not runs:
         return None
-    best = max(runs, key=lambda r: (r[1] - r[0], r[0]))
+    # A person is named first, then where they work; otherwise a descriptor comes before the name.
+    best = runs[0] if person else max(runs, key=lambda r: (r[1] - r[0], r[0]))
     start, end = tokens[best[0]][0], tokens[best[1] - 1][1]
     if (start, end) == (0, len(surface)):
         return None
     return start, end
 
 
-def sentence_opener(surface: str, sentence_start: bool) -> int:
+def _is_opening_adverb(word: str, participles: bool) -> bool:
+    """'currently', 'recently' (and with `participles`, 'following'): an everyday adverb, not a given name ('Kelly')."""
+    from wordfreq import zipf_frequency
+
+    if not word.endswith(("ly", "ing") if participles else "ly") or _nicknamer().canonicals_of(word) or _nicknamer().nicknames_of(word):
+        return False
+    return zipf_frequency(word, "en") >= get_settings().opener_min_zipf
+
+
+def sentence_opener(surface: str, sentence_start: bool, person: bool = False) -> int:
     """How many characters of a span are a capitalised function word that only opens the sentence:
     'With Wikinews', 'How The Onion', 'After Theodorus' -> the offset where the name starts, else 0.
 
     A word of spaCy's English stop list, written with a capital only because a sentence starts
     there, followed by a capitalised word; not a determiner or possessive, which belong to titles
     and names ('The Independent', 'My Lord'). A given name that is also such a word ('Will Smith',
-    by the nicknames dataset) stays.
+    by the nicknames dataset) stays. An everyday -ly adverb goes too ('Currently Shalev'), and
+    before a person's name an everyday -ing word ('Following Smetana').
     """
     from spacy.lang.en.stop_words import STOP_WORDS
 
@@ -179,6 +212,8 @@ def sentence_opener(surface: str, sentence_start: bool) -> int:
     if not sentence_start or len(words) < 2 or not words[1][:1].isupper() or words[0].isupper():
         return 0
     first = words[0].lower()
+    if _is_opening_adverb(first, participles=person):  # 'Reading Festival' may be a name, 'Following Smetana' not
+        return len(words[0]) + 1
     if first not in STOP_WORDS or first in _ADDRESS or first in ("a", "an") or _nicknamer().canonicals_of(first) or _nicknamer().nicknames_of(first):
         return 0
     return len(words[0]) + 1
@@ -224,6 +259,43 @@ def is_titles_only(surface: str) -> bool:
         return word in _titles() or (word.endswith("s") and word[:-1] in _titles())
 
     return all(is_title(part) for word in words for part in word.split("-") if part)
+
+
+# Ways to address someone that come before an office without being part of it ('Mr. President').
+_ADDRESS_FORMS = frozenset({"mr", "mrs", "ms", "miss", "madam", "madame"})
+
+
+def _is_title_word(word: str) -> bool:
+    return all(part.lower().strip(".,") in _titles() for part in word.split("-") if part.strip(".,"))
+
+
+def office_of(surface: str) -> tuple[str, ...]:
+    """The office a titles-only mention names: 'the Secretary's' -> ('secretary',), 'Mr. Chief
+    Justice' -> ('chief', 'justice'); () when the surface is not titles only."""
+    if not is_titles_only(surface):
+        return ()
+    words = [w.lower().strip(".,") for w in surface.replace("’", "'").split()]
+    words[-1] = words[-1].removesuffix("'s")
+    while words and (words[0] in _ADDRESS or words[0] in _ADDRESS_FORMS):
+        words = words[1:]
+    return tuple(words)
+
+
+def title_run(surface: str) -> tuple[str, ...]:
+    """The titles written right before the name in a person's mention: 'former Senator Rick
+    Santorum' -> ('senator',), 'Prime Minister Rishi Sunak's' -> ('prime', 'minister')."""
+    words = surface.split()
+    for k, word in enumerate(words):
+        if not _is_title_word(word):
+            continue
+        end = k
+        while end < len(words) and _is_title_word(words[end]):
+            end += 1
+        if end < len(words) and words[end][:1].isupper():  # a name follows the titles
+            run = [w.lower().strip(".,") for w in words[k:end]]
+            return tuple(w for w in run if w not in _ADDRESS_FORMS)
+        return ()
+    return ()
 
 
 def first_names_match(a: str, b: str) -> bool:

@@ -265,3 +265,52 @@ def test_a_nickname_in_a_later_ingest_lands_on_the_existing_page(graph):
     assert page is not None and "Bill Ortega" in page.aliases
     assert graph["db"].read(graph["driver"], get_page, graph["owner"], "bill-ortega", 50) is None
     assert {s.key for f in page.facts for s in f.sources} == {"a-founding.md", "b-conference.md"}
+
+
+# --- offices, regnal numbers, span edges (issue 13) --------------------------------------------
+
+def _typed(text: str):
+    """Extraction with the kind classifier and the coreference pass after it, as the pipeline runs it."""
+    return extract_documents(_parsed([text]), embed=embed_texts)[0]
+
+
+def test_an_office_alone_is_the_one_person_the_document_names_with_that_title():
+    extracted = _typed("Education Secretary Miguel Cardona visited Hartford on Monday. Secretary Cardona met "
+                       "teachers at two schools. The Secretary said the plan would be ready in March, and the "
+                       "Secretary's staff will publish it.")
+    cardona = next(e for e in extracted.entities if "Cardona" in e.name)
+    assert "the secretary" in {a.lower() for a in cardona.aliases}
+    assert "the secretary" in {a.lower() for a in cardona.local_names}  # another document's Secretary is another
+    assert not any(e.name.lower().endswith("secretary") for e in extracted.entities)
+
+
+def test_an_office_two_people_hold_alike_stays_unbound():
+    extracted = _typed("President Obama met President Peres in Jerusalem. President Obama spoke first and "
+                       "President Peres answered. The President thanked the crowd.")
+    holders = [e for e in extracted.entities if "Obama" in e.name or "Peres" in e.name]
+    assert holders and not any("The President" in e.aliases for e in holders)
+
+
+def test_a_regnal_number_tells_two_rulers_apart():
+    extracted = _typed("The bridge was built by Shah Abbas I, and the palace by Shah Abbas II. "
+                       "Henry VIII married six times.")
+    assert {"Shah Abbas I", "Shah Abbas II", "Henry VIII"} <= {e.name for e in extracted.entities}
+
+
+def test_a_person_named_for_an_organisation_is_the_person_alone():
+    from pipeline.names import name_part
+
+    surface = "Lydia Buchtmann for Food Standards Australia"
+    start, end = name_part(surface, person=True)
+    assert surface[start:end] == "Lydia Buchtmann"
+    assert name_part("Bonosus of Sardica", person=True) is None
+
+
+def test_an_everyday_adverb_opening_the_sentence_is_not_part_of_the_name():
+    from pipeline.names import sentence_opener
+
+    assert sentence_opener("Currently Shalev", True) == len("Currently ")
+    assert sentence_opener("Following Smetana", True, person=True) == len("Following ")
+    assert sentence_opener("Kelly Clarkson", True, person=True) == 0  # a given name
+    assert sentence_opener("Reading Festival", True) == 0  # an -ing word may begin an organisation's name
+    assert sentence_opener("Currently Shalev", False) == 0  # not at the start of a sentence
