@@ -11,7 +11,8 @@ What counts as a candidate, all on word boundaries and outside spaCy's own entit
 - all-capital acronyms of two or more letters, with "+" or "#" ("API", "C++", "C#");
 - runs of capitalised words that do not start a sentence ("Visual Studio", "Elasticsearch");
 - lower-case words in a usage cue ("install webpack", "the kafka cluster", "ffmpeg 4.2"), and the
-  lower-case spelling of a name the document also writes capitalised ("python" beside "Python").
+  lower-case spelling of a name the document also writes capitalised inside a sentence ("python"
+  beside "Python"; not "iodine" beside a sentence's first word "Iodine").
 """
 
 from __future__ import annotations
@@ -148,7 +149,8 @@ def shape_candidates(text: str, taken: list[tuple[int, int]], sentences: list[tu
     words = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
     taken = sorted(taken)
     found: list[tuple[int, int]] = []
-    capitalised_forms = {text[s:e].lower() for s, e in taken}
+    # A name's capitals count only inside a sentence: 'Iodine released from…' is capitalised by its place.
+    capitalised_forms = {text[s:e].lower() for s, e in taken if s not in starts}
     index = 0
     while index < len(words):
         start, end, word = words[index]

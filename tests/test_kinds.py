@@ -125,6 +125,15 @@ def test_a_function_word_opening_a_run_is_not_part_of_the_name():
     assert "Quorra Board" in found and "Then Quorra Board" not in found  # seen failing: 'Then Quorra Board'
 
 
+def test_a_common_noun_capitalised_only_by_its_place_does_not_spread_to_its_lower_case_uses():
+    text = "Homeopathy is popular. Critics say homeopathy fails. We run Python and install python 3."
+    sentences = [(0, 22), (23, 52), (53, len(text))]
+    homeopathy, python = text.index("Homeopathy"), text.index("Python")
+    found = {text[s:e] for s, e in shape_candidates(text, [(homeopathy, homeopathy + 10), (python, python + 6)], sentences)}
+    assert "homeopathy" not in found  # seen failing: every lower-case 'homeopathy' became a candidate
+    assert "python" in found  # 'Python' inside a sentence is a name's spelling
+
+
 def test_shipped_model_loads_in_the_training_scripts_format(tmp_path):
     model = load_kind_model()
     assert model.classes == CLASSES
