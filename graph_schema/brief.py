@@ -31,7 +31,7 @@ import neo4j
 from graph_schema import db
 from graph_schema.compile import one_line, tokens_of
 from graph_schema.kinds import FactKind, PageKind
-from graph_schema.models import BriefLine, BriefView, PageRef
+from graph_schema.models import BriefLine, BriefView, FocusStatus, PageRef
 from graph_schema.queries.brief import brief_material, load_brief, store_brief
 from graph_schema.settings import Settings, get_settings
 
@@ -202,9 +202,7 @@ def _candidates(material: dict, settings: Settings) -> list[_Candidate]:
                              sources=you_sources), "who you are")
 
     # Open items a later report of work done closes: shown as closed, counted among what changed.
-    closing = {fact["id"]: report for focus in material["focus"] for fact in focus["typed"]
-               if fact["kind"] != FactKind.DECISION.value
-               for report in [closing_report(fact, material.get("reports", []), settings.closing_min_overlap)] if report}
+    closing = _closing_reports(material, settings)
     changed = _changed_line(material.get("changed"), list(closing.values()), material.get("since"))
     if changed is not None:
         add(_RANK_FOCUS, changed, "what changed")
@@ -225,8 +223,7 @@ def _candidates(material: dict, settings: Settings) -> list[_Candidate]:
                                              sources=[_ref(p) for p in about["about"]],
                                              documents=sorted(set(about["documents"]))),
                 "description", focus["title"], head)
-        by_kind = {k: [f for f in focus["typed"] if f["kind"] == k.value]
-                   for k in (FactKind.DECISION, FactKind.ACTION, FactKind.QUESTION)}
+        by_kind = _typed_by_kind(focus)
         for fact in by_kind[FactKind.ACTION]:
             if fact.get("owner_page") and fact["id"] not in closing:
                 owed[fact["owner_page"]["slug"]] = owed.get(fact["owner_page"]["slug"], 0) + 1
@@ -253,6 +250,41 @@ def _candidates(material: dict, settings: Settings) -> list[_Candidate]:
         add(_RANK_MATTERS if i < _FIRST_MATTERS else _RANK_MORE_MATTERS,
             BriefLine(section="matters", text=text, sources=[_ref(page)]), "person or thing")
     return out
+
+
+def _closing_reports(material: dict, settings: Settings) -> dict[str, dict]:
+    """{open item's fact id: the later report of work done that closes it}."""
+    return {fact["id"]: report for focus in material["focus"] for fact in focus["typed"]
+            if fact["kind"] != FactKind.DECISION.value
+            for report in [closing_report(fact, material.get("reports", []), settings.closing_min_overlap)] if report}
+
+
+def _typed_by_kind(focus: dict) -> dict[FactKind, list[dict]]:
+    return {k: [f for f in focus["typed"] if f["kind"] == k.value]
+            for k in (FactKind.DECISION, FactKind.ACTION, FactKind.QUESTION)}
+
+
+def focus_status(material: dict, settings: Settings) -> FocusStatus | None:
+    """The status of the one focus area `material` was read for (brief_material's `only_focus`):
+    the same lines the brief writes for it, none left out for the brief's budget."""
+    if not material["focus"]:
+        return None
+    focus = material["focus"][0]
+    closing = _closing_reports(material, settings)
+    about = _what_it_is(focus)
+    status = FocusStatus(source_count=focus["source_count"], last_activity=focus["last_activity"])
+    if about:
+        status.what_it_is = BriefLine(section="about", text=one_line(about["text"], settings.brief_line_chars),
+                                      sources=[_ref(p) for p in about["about"]], documents=sorted(set(about["documents"])))
+    for kind, facts in _typed_by_kind(focus).items():
+        for fact in facts:
+            if fact["id"] in closing:
+                status.closed.append(_closed_line(fact, closing[fact["id"]], settings.brief_line_chars))
+            elif kind is FactKind.DECISION:
+                status.decided.append(_fact_line(fact, kind.value, settings.brief_line_chars))
+            else:
+                status.open.append(_fact_line(fact, kind.value, settings.brief_line_chars))
+    return status
 
 
 def _closed_line(item: dict, report: dict, line_chars: int) -> BriefLine:
@@ -396,6 +428,12 @@ def rebuild_brief(driver: neo4j.Driver, owner: str) -> BriefView:
     material = db.read(driver, brief_material, owner, settings, None, since)
     brief = render_brief(material, settings)
     return db.write(driver, store_brief, owner, brief).model_copy(update={"cached": False})
+
+
+def read_focus_status(driver: neo4j.Driver, owner: str, slug: str, settings: Settings,
+                      visible: list[str] | None = None) -> FocusStatus | None:
+    """What was decided, is open and was closed in one focus area (compile of a focus area)."""
+    return focus_status(db.read(driver, brief_material, owner, settings, visible, None, slug), settings)
 
 
 def scoped_brief(driver: neo4j.Driver, owner: str, visible: list[str]) -> BriefView:

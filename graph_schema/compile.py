@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 
 from graph_schema.errors import InvalidRequest
 from graph_schema.kinds import PageKind
-from graph_schema.models import PageRef
+from graph_schema.models import FocusStatus, PageRef
 
 Depth = Literal["shallow", "medium", "deep"]
 Shape = Literal["narrative", "structured", "summary"]
@@ -70,6 +70,7 @@ class CompiledPackage(BaseModel):
     since: datetime | None = None
     target_facts: list[CompiledFact] = Field(default_factory=list)
     target_facts_total: int = 0
+    status: FocusStatus | None = None  # a focus area's decisions, open and closed items (as the brief reads them)
     items: list[CompiledItem] = Field(default_factory=list)
     relations: list[CompiledRelation] = Field(default_factory=list)
     omitted: list[str] = Field(default_factory=list)  # what did not fit, said in sentences
@@ -150,6 +151,13 @@ def _fact_lines(facts: list[CompiledFact], bullet: str = "- ") -> list[str]:
     return [f"{bullet}{f.text}" for f in facts]
 
 
+def _status_lines(status: FocusStatus) -> list[str]:
+    """'- What it is: …', then 'Decided (3 Mar 2026): …', 'To do (Daniel, by Friday): …', 'Closed (…): …'."""
+    lines = [f"- What it is: {status.what_it_is.text}"] if status.what_it_is else []
+    lines += [f"- {line.text}" for line in (*status.decided, *status.open, *status.closed)]
+    return lines or ["- Nothing decided or open is recorded yet."]
+
+
 def render_narrative(package: CompiledPackage) -> str:
     t = package.target
     lines = [f"# {t.title} ({t.kind.value})"]
@@ -157,9 +165,11 @@ def render_narrative(package: CompiledPackage) -> str:
         lines.append(f"Compiled for: {package.intent}")
     if package.since:
         lines.append(f"Only what was learnt since {package.since:%Y-%m-%d %H:%M} UTC ({package.freshness}).")
+    if package.status is not None:
+        lines += ["", "## Where it stands", *_status_lines(package.status)]
     if package.target_facts:
         lines += ["", *_fact_lines(package.target_facts)]
-    elif t.kind is not PageKind.YOU:
+    elif t.kind is not PageKind.YOU and package.status is None:
         lines += ["", "No facts on this page yet" + (" in that time." if package.since else ".")]
     if package.items:
         heading = {
@@ -180,8 +190,14 @@ def render_narrative(package: CompiledPackage) -> str:
 
 def render_summary(package: CompiledPackage) -> str:
     t = package.target
-    first = package.target_facts[0].text if package.target_facts else ""
+    status = package.status
+    first = status.what_it_is.text if status and status.what_it_is else package.target_facts[0].text if package.target_facts else ""
     lines = [f"{t.title} ({t.kind.value})" + (f": {one_line(first)}" if first else "")]
+    if status is not None:
+        for label, found in (("decided", status.decided), ("open", status.open), ("closed", status.closed)):
+            if found:  # the newest of each, the rest counted
+                more = f" (+{len(found) - 1} more)" if len(found) > 1 else ""
+                lines.append(f"- {len(found)} {label}: {one_line(found[0].text)}{more}")
     for item in package.items:
         lines.append(f"- {item.title} ({item.kind.value}): {item.line or item.relation}")
     for relation in package.relations:

@@ -7,6 +7,7 @@ from datetime import datetime
 import neo4j
 
 from graph_schema import db
+from graph_schema.brief import read_focus_status
 from graph_schema.compile import (
     CompiledFact,
     CompiledItem,
@@ -81,6 +82,8 @@ def gather(
         target=target, depth=depth, intent=intent, freshness=freshness, since=since,
         target_facts=rank_facts(_facts(facts), words, newest_first), target_facts_total=facts_total,
     )
+    if target.kind is PageKind.FOCUS and target_visible:
+        package.status = read_focus_status(driver, owner, target.slug, settings, visible)
     used = tokens_of(render_narrative(package), per_token)
 
     left_out: list[str] = []

@@ -231,6 +231,18 @@ class BriefLine(Model):
     documents: list[str] = Field(default_factory=list)  # keys of the sources it was read from
 
 
+class FocusStatus(Model):
+    """Where one focus area stands, as the brief reads it: what it is, what was decided (dated),
+    what is open (owner and due date where stated) and what was closed, each line with its sources."""
+
+    what_it_is: BriefLine | None = None
+    decided: list[BriefLine] = Field(default_factory=list)
+    open: list[BriefLine] = Field(default_factory=list)
+    closed: list[BriefLine] = Field(default_factory=list)
+    source_count: int = 0
+    last_activity: datetime | None = None
+
+
 class BriefView(Model):
     text: str
     sources: list[PageRef] = Field(default_factory=list)

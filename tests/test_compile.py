@@ -113,3 +113,39 @@ async def test_compile_stays_within_the_token_budget(graph, mcp_small_budget):
         answer = (await client.call_tool("compile", {"intent": "", "target": "harbour", "depth": "medium"})).structured_content
     assert answer["estimated_tokens"] <= 400
     assert answer["omitted"] and "more connected page" in " ".join(answer["omitted"])
+
+
+async def test_compile_of_a_focus_area_says_where_it_stands(graph, mcp):
+    """Like the peers' tag context: what the area is, what was decided (dated), what is open (owner,
+    due date) and what was closed, each with its sources, in every shape (issue 20)."""
+    import shutil
+
+    from graph_schema.settings import PROJECT_ROOT
+
+    shutil.copytree(PROJECT_ROOT / "samples" / "uploads" / "harbour-pitch", graph["upload"] / "harbour-pitch")
+    write(graph["upload"], "harbour-pitch/follow-up.md",
+          "Daniel Okafor sent the 2025 shipping volumes from Northwind Logistics.\n")
+    assert {o.status for o in ingest_paths([graph["upload"]]).outcomes} == {"ingested"}
+    async with Client(mcp) as client:
+        async def compile_(**args):
+            return (await client.call_tool("compile", {"intent": "", "target": "harbour-pitch", **args})).structured_content
+
+        structured = (await compile_(shape="structured"))["structured"]
+        status = structured["status"]
+        assert status["source_count"] >= 3 and status["what_it_is"]["text"]
+        grafana = next(line for line in status["decided"] if "prototype dashboard in Grafana" in line["text"])
+        assert grafana["text"].startswith("Decided (") and "harbour-pitch/kickoff-notes.md" in grafana["documents"]
+        assert any(line["text"].startswith("To do (") and line["sources"] for line in status["open"])
+        closed = next(line for line in status["closed"] if "shipping volumes" in line["text"])
+        assert "harbour-pitch/follow-up.md" in closed["documents"]
+        assert not [line for line in status["open"] if "shipping volumes" in line["text"]]
+
+        narrative = (await compile_())["text"]
+        print(narrative)
+        assert "## Where it stands" in narrative and grafana["text"] in narrative and closed["text"] in narrative
+        summary = (await compile_(shape="summary"))["text"]
+        assert f"{len(status['decided'])} decided:" in summary and f"{len(status['closed'])} closed:" in summary
+
+        # A person's page has no status of its own.
+        person = await compile_(target="daniel-okafor", shape="structured")
+        assert person["structured"]["status"] is None

@@ -32,7 +32,7 @@ RETURN o.version AS version, coalesce(you.title, o.name) AS name, facts, sources
 # is visible, so a key's scoped brief never quotes a sentence naming what the key cannot see.
 FOCUS_MATERIAL = """
 MATCH (focus:Page:Focus {owner: $owner})
-WHERE $visible IS NULL OR focus.slug IN $visible
+WHERE ($visible IS NULL OR focus.slug IN $visible) AND ($only_focus IS NULL OR focus.slug = $only_focus)
 CALL (focus) {
   OPTIONAL MATCH (s:Source {owner: $owner, focus: focus.slug, status: 'ingested'})
   RETURN count(s) AS source_count, max(s.ingested_at) AS last_activity
@@ -153,14 +153,16 @@ RETURN b.built_at AS built_at
 
 def brief_material(
     tx: neo4j.ManagedTransaction, owner: str, settings: Settings, visible: list[str] | None = None,
-    since: datetime | None = None,
+    since: datetime | None = None, only_focus: str | None = None,
 ) -> dict:
     """What the brief is written from; only pages in `visible` when a key's scope limits it, and
-    what arrived after `since` (the previous brief) when it is given."""
+    what arrived after `since` (the previous brief) when it is given. `only_focus` reads that one
+    focus area's material (compile's status of an area)."""
     you = tx.run(YOU_MATERIAL, owner=owner, max_facts=5, visible=visible).single()
     focus = []
     for record in tx.run(FOCUS_MATERIAL, owner=owner, per_focus=6, max_focus=settings.brief_max_focus,
-                         max_typed=settings.brief_facts_per_focus, max_statements=5, visible=visible):
+                         max_typed=settings.brief_facts_per_focus, max_statements=5, visible=visible,
+                         only_focus=only_focus):
         row = dict(record)
         row["last_activity"] = to_native(row["last_activity"])
         for fact in (*row["typed"], *row["statements"]):
