@@ -44,6 +44,12 @@ JVM_FLAGS = [
 ]
 
 
+def new_password() -> str:
+    """A random password neo4j-admin takes as its argument: hex, so it never starts with '-', which
+    neo4j-admin reads as an option (1 start in 64 failed that way with URL-safe base64)."""
+    return secrets.token_hex(24)
+
+
 @dataclass
 class LocalNeo4j:
     settings: Settings
@@ -140,7 +146,7 @@ db.tx_log.rotation.retention_policy=2 days
     def _ensure_password(self) -> None:
         if self.password_file.exists():
             return
-        password = secrets.token_urlsafe(18)
+        password = new_password()
         env = {**os.environ, "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(self.home / "conf")}
         result = subprocess.run(
             [self._java(), "-cp", self._classpath(), ADMIN_ENTRY_POINT, "dbms", "set-initial-password", password],
