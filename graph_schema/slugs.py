@@ -10,14 +10,19 @@
   every other script keeps its letters and marks, casefolded.
 - A fact key is a name key of the whole sentence, so a sentence in any script has its own key.
   ASCII text keeps the key it always had, so the ids of facts already in a graph do not change.
+- A fact's id is its owner and fact key hashed; a source's id its owner, kind and document key
+  hashed: the pipeline, export and import derive the same ids.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 
 from anyascii import anyascii
+
+from graph_schema.kinds import SourceKind
 
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 _POSSESSIVE = re.compile(r"['’]s\b")
@@ -89,3 +94,17 @@ def unique_slug(base: str, taken: set[str]) -> str:
     while f"{base}-{n}" in taken:
         n += 1
     return f"{base}-{n}"
+
+
+def fact_id(owner: str, text: str) -> str:
+    """Facts are identified by their normalised text: the same sentence in two sources is one fact.
+
+    The key keeps the words of every script (see `fact_key`): two different Russian or Chinese
+    sentences are two facts.
+    """
+    return "fact-" + hashlib.sha256(f"{owner}\0{fact_key(text)}".encode()).hexdigest()[:24]
+
+
+def source_id_for(owner: str, kind: SourceKind, key: str) -> str:
+    digest = hashlib.sha256(f"{owner}\0{kind.value}\0{key}".encode()).hexdigest()[:24]
+    return f"{'doc' if kind is SourceKind.DOCUMENT else 'sub'}-{digest}"

@@ -43,9 +43,8 @@ from graph_schema.queries.transfer import (
     import_batch,
     recount_facts,
 )
+from graph_schema.slugs import fact_id, source_id_for
 
-from pipeline.merge import fact_id
-from pipeline.parse import source_id_for
 
 EXPORT_FORMAT = "subtext-export"
 EXPORT_VERSION = 1

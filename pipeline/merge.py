@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections import defaultdict
 from collections.abc import Callable
 from itertools import combinations
@@ -33,16 +32,9 @@ from graph_schema.queries.documents import (
     write_document,
 )
 from graph_schema.settings import get_settings
-from graph_schema.slugs import fact_key, normalise_name
+from graph_schema.slugs import fact_id, normalise_name
 
 
-def fact_id(owner: str, text: str) -> str:
-    """Facts are identified by their normalised text: the same sentence in two sources is one fact.
-
-    The key keeps the words of every script (see `fact_key`): two different Russian or Chinese
-    sentences are two facts.
-    """
-    return "fact-" + hashlib.sha256(f"{owner}\0{fact_key(text)}".encode()).hexdigest()[:24]
 
 
 def _source_write(

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from graph_schema.kinds import SourceKind
 from graph_schema.models import Chunk, ParsedDocument
 from graph_schema.settings import Settings
+from graph_schema.slugs import source_id_for
 from graph_schema.upload_folders import SUPPORTED_SUFFIXES, TEXT_FORMATS, UNSTRUCTURED_FORMATS, key_within_person
 
 
@@ -32,9 +33,6 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def source_id_for(owner: str, kind: SourceKind, key: str) -> str:
-    digest = hashlib.sha256(f"{owner}\0{kind.value}\0{key}".encode()).hexdigest()[:24]
-    return f"{'doc' if kind is SourceKind.DOCUMENT else 'sub'}-{digest}"
 
 
 def focus_of_key(key: str) -> str | None:

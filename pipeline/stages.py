@@ -31,7 +31,8 @@ from graph_schema.queries.search import vector_candidates
 from graph_schema.settings import Settings, get_settings
 from pipeline.extract import extract_documents
 from pipeline.merge import merge_batch
-from pipeline.parse import SUBMISSION_PREFIX, parse_document, parse_submission, source_id_for
+from graph_schema.slugs import source_id_for
+from pipeline.parse import SUBMISSION_PREFIX, parse_document, parse_submission
 from pipeline.resolve import resolve_documents
 
 

@@ -12,7 +12,7 @@ from graph_schema.kinds import SourceKind
 from graph_schema.queries.navigation import LinkOutcome, link_pages, rename_page, traverse
 from graph_schema.queries.search import fulltext_search, vector_search
 from mcp_server.service import GraphService
-from pipeline.parse import source_id_for
+from graph_schema.slugs import source_id_for
 from pipeline.run import ingest_paths, run_ingest
 from tests.conftest import write
 

@@ -14,7 +14,7 @@ from graph_schema.queries.pages import get_page
 from graph_schema.queries.search import fulltext_search, lucene_query
 from graph_schema.settings import get_settings, reset_settings
 from graph_schema.slugs import fact_key, normalise_name, slugify
-from pipeline.merge import fact_id
+from graph_schema.slugs import fact_id
 from pipeline.parse import chunk_text, decode_text, trim_cut_character
 from pipeline.run import ingest_paths, submit_text
 from tests.conftest import write

@@ -13,7 +13,7 @@ from graph_schema.kinds import SourceKind
 from graph_schema.queries.brief import load_brief
 from graph_schema.queries.documents import source_states
 from graph_schema.queries.pages import get_page
-from pipeline.parse import source_id_for
+from graph_schema.slugs import source_id_for
 from pipeline.run import ingest_paths
 from tests.conftest import write
 from tests.test_sensor_and_retire import evaluate_sensor, launch_requested_runs

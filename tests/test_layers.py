@@ -1,0 +1,51 @@
+"""The packages depend one way (README, Layout): graph_schema <- knowledge <- pipeline <- mcp_server <- subtext.
+
+Every import in every module, at the top or inside a function, is read from the source; a module
+importing a package above its own fails this test with the file, the line and the import.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from graph_schema.settings import PROJECT_ROOT
+
+LAYERS = ["graph_schema", "knowledge", "pipeline", "mcp_server", "subtext"]
+
+
+def _imports(path) -> list[tuple[int, str]]:
+    tree = ast.parse(path.read_text(), str(path))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.lineno, node.module))
+    return found
+
+
+def upward_imports() -> list[str]:
+    rank = {name: i for i, name in enumerate(LAYERS)}
+    wrong = []
+    for package in LAYERS:
+        for path in sorted((PROJECT_ROOT / package).rglob("*.py")):
+            for line, module in _imports(path):
+                top = module.split(".")[0]
+                if top in rank and rank[top] > rank[package]:
+                    wrong.append(f"{path.relative_to(PROJECT_ROOT)}:{line} imports {module}")
+    return wrong
+
+
+def test_every_package_imports_only_the_layers_below_it():
+    assert upward_imports() == []
+
+
+def test_the_check_sees_an_upward_import(tmp_path, monkeypatch):
+    # The check itself must be able to fail: a store module importing the pipeline is caught.
+    import tests.test_layers as layers
+
+    for package in LAYERS:
+        (tmp_path / package).mkdir()
+    (tmp_path / "graph_schema" / "bad.py").write_text("def f():\n    from pipeline.merge import fact_id\n")
+    monkeypatch.setattr(layers, "PROJECT_ROOT", tmp_path)
+    assert layers.upward_imports() == ["graph_schema/bad.py:2 imports pipeline.merge"]
