@@ -159,8 +159,8 @@ def why_it_matters(title: str, aliases: list[str], facts: list[str], max_words: 
             if len(name) < 2 or not text.startswith(name):
                 continue
             rest = text[len(name) :]
-            if not rest.startswith(" ") or rest.lstrip()[:2] in ("'s", "’s"):
-                continue
+            if not rest.startswith(" ") or rest.lstrip()[:2] in ("'s", "’s") or not rest.lstrip()[:1].islower():
+                continue  # a predicate follows the name ('sent the volumes'), not more name or an address
             rest = rest.strip()
             end = _CLAUSE_END.search(rest)
             words = (rest[: end.start()] if end else rest).split()

@@ -111,6 +111,10 @@ _DECISION_WORDS = (
     r"went\s+with|will\s+ship|shipped|finali[sz]ed"
 )
 _DECISION = re.compile(rf"\b(?:{_DECISION_WORDS})\b", re.IGNORECASE)
+# Right before a decision word, a possibility or a condition: 'won't get rejected', 'may be accepted'.
+_POSSIBLY = re.compile(r"\b(?:will|would|won't|wouldn't|may|might|could|can|cannot|can't|should|shall|must|to)"
+                       r"(?:\s+not)?\s+(?:get|be)\s+(?:\w+ly\s+)?$", re.IGNORECASE)
+_CONDITION = re.compile(r"^\W*(?:if|unless|whenever|in\s+case)\b", re.IGNORECASE)
 _DECIDER = re.compile(rf"{_CLAUSE}{_SUBJECT}\s+(?:(?:has|have|had|finally|formally|then|also|all)\s+)*(?:{_DECISION_WORDS})\b")
 _PENDING = re.compile(
     r"\b(?:(?:not|n't|never)\s+(?:yet\s+)?(?:been\s+)?(?:agreed|decided|approved|signed|chosen|settled|finali[sz]ed)"
@@ -198,11 +202,21 @@ def is_heading(text: str) -> bool:
             and all(_HEADING_WORD.match(w) for w in words) and words[0][0].isupper())
 
 
+def _decides(text: str) -> bool:
+    """A decision word that states a decision: not in a condition ('If you submit it late, it is
+    rejected') and not as a possibility ('so that it won't get rejected', 'may be accepted')."""
+    if _CONDITION.match(text):
+        return False
+    return any(not _POSSIBLY.search(text, 0, m.start()) for m in _DECISION.finditer(text))
+
+
 def _classify(text: str) -> FactTyping:
     due = due_date(text)
     if is_heading(text):
         return FactTyping(FactKind.STATEMENT, due=due)
     label = _LABEL.match(text)
+    if label and not label.group("who") and not label.group("rest").strip():
+        return FactTyping(FactKind.STATEMENT, due=due)  # 'Resolution:' with nothing after it
     if label:
         word = " ".join(label.group("label").lower().split())
         kind = next(k for pattern, k in _LABEL_KINDS if pattern.match(word))
@@ -217,7 +231,7 @@ def _classify(text: str) -> FactTyping:
         return FactTyping(FactKind.QUESTION, due=due)
     if _PENDING.search(text):
         return FactTyping(FactKind.QUESTION, due=due)
-    if _DECISION.search(text):
+    if _decides(text):
         owner, at = _first_owner(text, _DECIDER)
         return FactTyping(FactKind.DECISION, owner, at, due)
     owner, at = _first_owner(text, _ACTOR_TO, _ACTOR_WILL, _ASKED, _SUBJECT_WILL_LATER)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 
-from graph_schema.brief import current_brief, render_brief
+from graph_schema.brief import current_brief, render_brief, why_it_matters
 from graph_schema.kinds import FactKind
 from graph_schema.queries.brief import brief_material
 from graph_schema.queries.pages import get_page
@@ -82,3 +82,11 @@ def test_the_brief_of_the_samples_says_what_was_decided_and_what_is_open(graph, 
     page = graph["db"].read(graph["driver"], get_page, other, "daniel-okafor", 50)
     request = next(f for f in page.facts if "asked Daniel for a contact" in f.text)
     assert (request.kind, request.owner, request.due) == (FactKind.ACTION, "Daniel Okafor", "before Friday")
+
+
+def test_why_someone_matters_is_what_the_facts_say_they_do_not_more_of_their_name():
+    facts = ["Barry Warsaw <barry@python.org>", "Barry Warsaw, Guido van Rossum",
+             "Barry Warsaw reviewed the release schedule with the steering council."]
+    assert why_it_matters("Barry Warsaw", ["Barry", "Warsaw"], facts) == "reviewed the release schedule with the steering council"
+    # seen failing: 'Warsaw <barry@python.org>' from the header line, read as what Barry does
+    assert why_it_matters("Barry Warsaw", ["Barry"], facts[:2]) is None

@@ -50,6 +50,12 @@ D, A, Q, S = FactKind.DECISION, FactKind.ACTION, FactKind.QUESTION, FactKind.STA
         ("I should have said earlier that the samples came back intact.", S, None, None),
         ("In 1831 the academy rejected the paper, and Aubin waited until October to reply.", D, None, "until October"),
         ("In 1831 Aubin waited until October to reply to the academy.", S, None, "until October"),
+        # a decision word in a condition or a possibility decides nothing; a label with nothing after it says nothing
+        ("If you intend to submit a proposal, use this template so that it won't get rejected because of form.",
+         S, None, None),
+        ("Entries that arrive late may be rejected by the jury.", S, None, None),
+        ("Resolution:", S, None, None),
+        ("Decisions:", S, None, None),
     ],
 )
 def test_the_rules_read_what_a_sentence_is(sentence, kind, owner, due):
