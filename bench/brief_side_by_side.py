@@ -54,7 +54,7 @@ def main(out_path: str, specs: list[str]) -> None:
             os.environ["SUBTEXT_OWNER"] = f"side-{label}-{uuid.uuid4().hex[:6]}"
             os.environ["SUBTEXT_UPLOAD_DIR"] = str(upload)
             reset_settings()
-            from graph_schema.brief import current_brief
+            from knowledge.brief import current_brief
             from pipeline.resources import shared_driver
             from pipeline.run import ingest_paths
 

@@ -249,7 +249,7 @@ def main() -> None:
         print(f"Only {pages:,} pages after every source; measuring anyway.")
 
     from graph_schema.access import KeyScope
-    from graph_schema.keys import create_key
+    from knowledge.keys import create_key
     from pipeline.resources import shared_driver
 
     key = create_key(shared_driver(get_settings().bolt_uri), args.owner, "latency bench", KeyScope(),

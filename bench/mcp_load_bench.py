@@ -250,7 +250,7 @@ def main() -> None:
     pages = build_graph(args.owner, args.pages)  # returns at once when the graph is already big enough
 
     from graph_schema.access import KeyScope
-    from graph_schema.keys import create_key
+    from knowledge.keys import create_key
     from pipeline.resources import shared_driver
 
     key = create_key(shared_driver(get_settings().bolt_uri), args.owner, "load bench", KeyScope(),

@@ -17,8 +17,8 @@ from fastmcp.server.dependencies import get_access_token
 
 from graph_schema.access import Access, hash_key
 from graph_schema.errors import AccessRefused, GraphUnavailable
-from graph_schema.keys import authenticate
 from graph_schema.local_writes import RecentRead, written_stamp
+from knowledge.keys import authenticate
 from mcp_server.service import GraphService
 
 

@@ -26,7 +26,7 @@ from graph_schema.kinds import SourceKind
 from graph_schema.models import ParsedDocument
 from graph_schema.queries.navigation import focus_home
 from graph_schema.settings import Settings
-from graph_schema.upload_folders import PERSON_FOLDER_PREFIX, key_within_person
+from knowledge.upload_folders import PERSON_FOLDER_PREFIX, key_within_person
 
 ALWAYS_WRITABLE = {"you"}
 

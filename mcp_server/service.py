@@ -15,22 +15,22 @@ from pydantic import BaseModel, Field
 
 from graph_schema import db
 from graph_schema.access import PAUSED_MESSAGE, Access
-from graph_schema.brief import current_brief, scoped_brief
-from graph_schema.compile import CompileAnswer, CompiledPackage, Depth, Shape, parse_freshness, render_narrative, render_summary
-from graph_schema.compile_gather import gather
 from graph_schema.embedding import embed_text
-from graph_schema.models import BriefView, PageDetail, PageRef, SearchResult
 from graph_schema.errors import AccessRefused, InvalidRequest, PageNotFound
 from graph_schema.kinds import PageKind
 from graph_schema.local_writes import RecentRead, written_stamp
+from graph_schema.models import BriefView, PageDetail, PageRef, SearchResult
 from graph_schema.queries import navigation
-from graph_schema.queries.navigation import LinkOutcome
 from graph_schema.queries.access import visible_slugs
+from graph_schema.queries.navigation import LinkOutcome
 from graph_schema.queries.owners import ensure_owner, graph_version
 from graph_schema.queries.pages import get_page, page_refs
 from graph_schema.queries.schema import create_schema
 from graph_schema.queries.search import fulltext_search, vector_search
 from graph_schema.settings import Settings, get_settings
+from knowledge.brief import current_brief, scoped_brief
+from knowledge.compile import CompileAnswer, CompiledPackage, Depth, Shape, parse_freshness, render_narrative, render_summary
+from knowledge.compile_gather import gather
 from mcp_server.scoped_writes import check_submission_in_scope, home_focus, refuse_new_project
 
 

@@ -21,8 +21,8 @@ from starlette.responses import JSONResponse
 
 from graph_schema.access import Access
 from graph_schema.errors import AccessRefused, GraphUnavailable, RateLimited, SubtextError, UploadRefused
-from graph_schema.keys import authenticate
-from graph_schema.upload_folders import SUPPORTED_SUFFIXES, person_upload_dir
+from knowledge.keys import authenticate
+from knowledge.upload_folders import SUPPORTED_SUFFIXES, person_upload_dir
 from mcp_server.rate_limit import RateLimiter
 from mcp_server.scoped_writes import check_submission_in_scope, home_focus
 from mcp_server.service import GraphService

@@ -24,10 +24,10 @@ from dagster import (
 from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
 from graph_schema import db
-from graph_schema.brief import brief_is_stale, rebuild_brief
 from graph_schema.errors import GraphUnavailable
 from graph_schema.models import ExtractedDocument, MergeOutcome, ParsedDocument, ResolvedDocument
 from graph_schema.settings import get_settings
+from knowledge.brief import brief_is_stale, rebuild_brief
 from pipeline.resources import GraphResource, ProgressReporter
 from pipeline.stages import extract_mentions, merge_documents, parse_sources, resolve_entities
 

@@ -15,7 +15,7 @@ No model: cue words and the shape of the sentence, in this order (the first that
 
 A statement or decision may also report work finished ("Daniel sent the volumes", "the review is
 done", "closed", "resolved"): it is marked `done`, and the brief shows an open item it matches as
-closed (graph_schema.brief).
+closed (knowledge.brief).
 
 A due date is read whatever the kind: "by", "before", "due" or "no later than" followed by a day,
 a month, a date or "the end of …". Owners are names (a capitalised run of words that is not a

@@ -19,7 +19,7 @@ from graph_schema.kinds import SourceKind
 from graph_schema.models import Chunk, ParsedDocument
 from graph_schema.settings import Settings
 from graph_schema.slugs import source_id_for
-from graph_schema.upload_folders import SUPPORTED_SUFFIXES, TEXT_FORMATS, UNSTRUCTURED_FORMATS, key_within_person
+from knowledge.upload_folders import SUPPORTED_SUFFIXES, TEXT_FORMATS, UNSTRUCTURED_FORMATS, key_within_person
 
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n+")

@@ -13,7 +13,7 @@ from graph_schema.errors import InvalidRequest
 from graph_schema.queries.owners import delete_owner_batch, ensure_owner
 from graph_schema.queries.schema import create_schema
 from graph_schema.settings import Settings, get_settings, reset_settings
-from graph_schema.transfer import export_records
+from knowledge.transfer import export_records
 from pipeline.entity_quality import EntityScore, find_scorer, predicted_mentions, run_scorer
 from pipeline.quality import GoldDocument, QualityReport, read_gold, score_people
 from pipeline.run import ingest_paths

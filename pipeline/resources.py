@@ -19,12 +19,12 @@ from dagster import (
 from pydantic import BaseModel
 
 from graph_schema import db
+from graph_schema.errors import InvalidRequest
 from graph_schema.models import ExtractedDocument, MergeOutcome, ParsedDocument, ResolvedDocument
 from graph_schema.queries.owners import ensure_owner
 from graph_schema.queries.schema import create_schema
-from graph_schema.errors import InvalidRequest
 from graph_schema.settings import get_settings
-from graph_schema.upload_folders import owner_of_key
+from knowledge.upload_folders import owner_of_key
 
 
 @lru_cache(maxsize=4)

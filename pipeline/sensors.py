@@ -11,7 +11,7 @@ from dagster import (
 )
 
 from graph_schema.settings import get_settings
-from graph_schema.upload_folders import owner_of_key
+from knowledge.upload_folders import owner_of_key
 from pipeline.assets import documents
 from pipeline.watch import advance, read_cursor
 

@@ -47,8 +47,8 @@ def users_add(
     person_id: str = typer.Option(None, "--id", help="Their id (default: the name in lowercase with hyphens)."),
 ) -> None:
     """Add a person with a graph of their own (their documents go in the upload folder's @<id>/)."""
-    from graph_schema.keys import add_person
-    from graph_schema.upload_folders import person_upload_dir
+    from knowledge.keys import add_person
+    from knowledge.upload_folders import person_upload_dir
 
     with _graph() as driver:
         person = add_person(driver, name, person_id)
@@ -77,7 +77,7 @@ def keys_create(
                                       help="Full context is needed for edit_page_body (default on)."),
 ) -> None:
     """Create a key and print it once (only its hash is stored)."""
-    from graph_schema.keys import create_key
+    from knowledge.keys import create_key
 
     with _graph() as driver:
         try:
@@ -110,7 +110,7 @@ def keys_list(person: str = typer.Option(None, "--person", help="Only this perso
 
 
 def _change(name: str, person: str | None, action: str) -> None:
-    from graph_schema import keys as key_ops
+    from knowledge import keys as key_ops
 
     with _graph() as driver:
         try:

@@ -167,7 +167,7 @@ def status(
     """The graph database, the person's documents (failed and truncated ones with the reason) and
     the latest Dagster runs. Exits 1 when the graph database cannot be reached."""
     from graph_schema import db
-    from graph_schema.status import everyone_status, person_status
+    from knowledge.status import everyone_status, person_status
     from pipeline.run import dagster_instance
     from pipeline.run_history import recent_runs
 
@@ -211,7 +211,7 @@ def status(
 def brief() -> None:
     """Print the brief about the person (the cached one when the graph has not changed)."""
     from graph_schema import db
-    from graph_schema.brief import current_brief
+    from knowledge.brief import current_brief
 
     try:
         ensure_graph_server()
@@ -252,7 +252,7 @@ def pages_kind(
 ) -> None:
     """Set a page's kind (a database filed as a person: `subtext pages kind neo4j tool`); later runs keep it."""
     from graph_schema import db
-    from graph_schema.page_edits import correct_page_kind
+    from knowledge.page_edits import correct_page_kind
 
     try:
         ensure_graph_server()
@@ -273,7 +273,7 @@ def export_graph(
 ) -> None:
     """Write the person's graph as JSON Lines: pages, sources, chunks, facts with spans, mentions, links."""
     from graph_schema import db
-    from graph_schema.transfer import write_export
+    from knowledge.transfer import write_export
 
     try:
         ensure_graph_server()
@@ -294,7 +294,7 @@ def import_graph(path: Path = typer.Argument(..., exists=True, dir_okay=False, h
     """Load an export into the person's graph, which must be empty (set SUBTEXT_OWNER for a new one)."""
     from graph_schema import db
     from graph_schema.queries.schema import create_schema
-    from graph_schema.transfer import import_records, parse_records
+    from knowledge.transfer import import_records, parse_records
 
     try:
         with path.open(encoding="utf-8") as handle:

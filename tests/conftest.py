@@ -96,7 +96,7 @@ class Served:
 def make_key(graph, name: str = "test client", scope: str = "full", *, write: bool = True,
              full_context: bool = True, owner: str | None = None) -> str:
     from graph_schema.access import KeyScope
-    from graph_schema.keys import add_person, create_key
+    from knowledge.keys import add_person, create_key
 
     owner = owner or graph["owner"]
     add_person(graph["driver"], owner, owner)

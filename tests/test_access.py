@@ -13,9 +13,9 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
 from graph_schema.access import PAUSED_MESSAGE
-from graph_schema.keys import find_key, revoke, set_paused
 from graph_schema.queries.owners import graph_version
-from graph_schema.transfer import export_records
+from knowledge.keys import find_key, revoke, set_paused
+from knowledge.transfer import export_records
 from pipeline.run import ingest_paths
 from tests.conftest import make_key, write
 

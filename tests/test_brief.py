@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 import shutil
 
-from graph_schema.brief import current_brief, render_brief, why_it_matters
 from graph_schema.kinds import FactKind
 from graph_schema.queries.brief import brief_material
 from graph_schema.queries.pages import get_page
 from graph_schema.settings import PROJECT_ROOT, get_settings
-from graph_schema.transfer import import_records, parse_records, write_export
+from knowledge.brief import current_brief, render_brief, why_it_matters
+from knowledge.transfer import import_records, parse_records, write_export
 from pipeline.run import ingest_paths
 from tests.conftest import write
 

@@ -9,11 +9,11 @@ import re
 import shutil
 from datetime import date, datetime
 
-from graph_schema.brief import current_brief, render_brief
 from graph_schema.kinds import FactKind
 from graph_schema.queries.brief import brief_material
 from graph_schema.settings import PROJECT_ROOT, get_settings
-from graph_schema.transfer import import_records, parse_records, write_export
+from knowledge.brief import current_brief, render_brief
+from knowledge.transfer import import_records, parse_records, write_export
 from pipeline.fact_kinds import classify_sentence, type_facts
 from pipeline.run import ingest_paths
 from tests.conftest import write

@@ -23,7 +23,7 @@ import uuid
 from graph_schema import db
 from graph_schema.queries.pages import graph_counts
 from graph_schema.settings import PROJECT_ROOT
-from graph_schema.transfer import write_export
+from knowledge.transfer import write_export
 
 PEPS = PROJECT_ROOT / "tests" / "data" / "peps" / "docs"
 DOCUMENTS = ["pep-0002.rst", "pep-0010.rst", "pep-0020.rst", "pep-0215.rst", "pep-0221.rst", "pep-0228.rst",

@@ -13,8 +13,8 @@ import pytest
 from graph_schema.errors import InvalidRequest
 from graph_schema.kinds import SourceKind
 from graph_schema.settings import PROJECT_ROOT
-from graph_schema.transfer import import_records, parse_records, write_export
 from graph_schema.slugs import fact_id, source_id_for
+from knowledge.transfer import import_records, parse_records, write_export
 from pipeline.run import ingest_paths
 from tests.conftest import write
 

@@ -8,7 +8,7 @@ from email.message import EmailMessage
 from pptx import Presentation
 
 from graph_schema.queries.pages import get_page
-from graph_schema.transfer import export_records
+from knowledge.transfer import export_records
 from pipeline.run import ingest_paths
 from tests.conftest import write
 

@@ -10,9 +10,9 @@ import uuid
 import pytest
 
 from graph_schema.errors import InvalidRequest
-from graph_schema.page_edits import correct_page_kind
 from graph_schema.settings import PROJECT_ROOT
-from graph_schema.transfer import import_records, parse_records, write_export
+from knowledge.page_edits import correct_page_kind
+from knowledge.transfer import import_records, parse_records, write_export
 from pipeline.run import ingest_paths
 from tests.conftest import write
 

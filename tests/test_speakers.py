@@ -127,7 +127,7 @@ def _pages_titled(graph, titles: set[str]) -> list[str]:
 
 
 def test_worknotes_fixture_labels_never_pages_and_a_corrected_kind_survives_a_rerun(graph, tmp_path):
-    from graph_schema.page_edits import correct_page_kind
+    from knowledge.page_edits import correct_page_kind
 
     notes = sorted((WORKNOTES / "notes").glob("*.md"))
     for path in notes:
@@ -184,7 +184,7 @@ def _works_at(graph, owner: str | None = None) -> set[tuple[str, str]]:
 def test_works_at_is_stored_on_the_link_and_goes_with_its_source(graph, tmp_path):
     import uuid
 
-    from graph_schema.transfer import import_records, parse_records, write_export
+    from knowledge.transfer import import_records, parse_records, write_export
 
     write(graph["upload"], "vendor.md", TABLE)
     ingest_paths([graph["upload"]])

@@ -101,7 +101,7 @@ ORDER BY recent DESC, last_seen DESC, p.fact_count DESC, p.title
 """
 
 # Reports of work done ("Daniel sent the volumes", "the review is done"), newest first: the brief
-# shows an open item one of them matches as closed (graph_schema.brief.closing_report).
+# shows an open item one of them matches as closed (knowledge.brief.closing_report).
 DONE_REPORTS = """
 MATCH (f:Fact {owner: $owner})
 WHERE f.done AND NOT f.retired

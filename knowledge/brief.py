@@ -29,11 +29,11 @@ from datetime import date, datetime
 import neo4j
 
 from graph_schema import db
-from graph_schema.compile import one_line, tokens_of
 from graph_schema.kinds import FactKind, PageKind
 from graph_schema.models import BriefLine, BriefView, FocusStatus, PageRef
 from graph_schema.queries.brief import brief_material, load_brief, store_brief
 from graph_schema.settings import Settings, get_settings
+from knowledge.compile import one_line, tokens_of
 
 EMPTY_BRIEF = (
     "Nothing here yet: this graph has no documents or notes. Drop files into the upload folder "

@@ -7,8 +7,13 @@ from datetime import datetime
 import neo4j
 
 from graph_schema import db
-from graph_schema.brief import read_focus_status
-from graph_schema.compile import (
+from graph_schema.embedding import embed_text
+from graph_schema.kinds import PageKind
+from graph_schema.models import PageRef
+from graph_schema.queries import compile as queries
+from graph_schema.settings import Settings
+from knowledge.brief import read_focus_status
+from knowledge.compile import (
     CompiledFact,
     CompiledItem,
     CompiledPackage,
@@ -21,11 +26,6 @@ from graph_schema.compile import (
     render_narrative,
     tokens_of,
 )
-from graph_schema.embedding import embed_text
-from graph_schema.kinds import PageKind
-from graph_schema.models import PageRef
-from graph_schema.queries import compile as queries
-from graph_schema.settings import Settings
 
 
 # Kept free while packing, for the section headings and the `omitted` sentences written after it
