@@ -193,6 +193,18 @@ def _names_of(indexes: list[int], entities: list[DocumentEntity]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
 
 
+def decision_date(sentence: str, due: str | None, base: datetime) -> date | None:
+    """The calendar date a decision's own sentence gives ('approved on 12 March'), not its due date
+    ('agreed to ship by 14 April'); a date without a year is the latest such day up to `base`."""
+    for match in CALENDAR_DATE.finditer(sentence):
+        if due and match.group(0) in due:
+            continue
+        found = parse_calendar_date(match.group(0), base)
+        if found:
+            return found
+    return None
+
+
 def dated_facts(
     text: str, title: str, facts: list[CandidateFact], entities: list[DocumentEntity], now: datetime,
 ) -> list[CandidateFact]:
@@ -210,6 +222,8 @@ def dated_facts(
     out = []
     for fact in kept:
         stated = fact.stated_on or date_at(fact.start, headings, own_date)
+        if fact.kind is FactKind.DECISION:  # 'On 12 March the board approved the budget'
+            stated = decision_date(fact.text, fact.due, datetime.combine(stated, datetime.min.time()) if stated else now) or stated
         due_on = resolve_due(fact.due, stated or now.date()) if fact.due else None
         out.append(fact.model_copy(update={"stated_on": stated, "due_on": due_on}))
     return sorted(out, key=lambda f: f.start)

@@ -98,3 +98,28 @@ def test_a_decision_naming_no_one_is_a_fact_and_a_plain_sentence_naming_no_one_i
     parsed = ParsedDocument(source_id="s", key="notes.md", text=text, chunks=chunk_text(text, 1500))
     facts = extract_documents([parsed])[0].facts
     assert [(f.text, f.kind) for f in facts] == [("We agreed to keep every record on site.", D)]
+
+
+def test_a_decision_is_dated_by_the_date_its_own_sentence_gives():
+    from datetime import date, datetime
+
+    from graph_schema.models import CandidateFact
+    from pipeline.header_facts import dated_facts
+
+    text = ("# Budget review\n\nDate: 20 March 2026\n\nOn 12 March the board approved the travel budget.\n"
+            "We agreed to ship the app by 14 April.\nThe venue was chosen.\n")
+
+    def fact(sentence: str) -> CandidateFact:
+        start = text.index(sentence)
+        typing = classify_sentence(sentence)
+        return CandidateFact(text=sentence, start=start, end=start + len(sentence), entities=[], kind=typing.kind,
+                             due=typing.due)
+
+    sentences = ["On 12 March the board approved the travel budget.", "We agreed to ship the app by 14 April.",
+                 "The venue was chosen."]
+    dated = {f.text: f for f in dated_facts(text, "Budget review", [fact(s) for s in sentences], [],
+                                             datetime(2026, 12, 4))}
+    assert dated[sentences[0]].stated_on == date(2026, 3, 12)  # seen failing: dated 20 March, the notes' date
+    assert dated[sentences[1]].stated_on == date(2026, 3, 20)  # its date is a due date, not when it was agreed
+    assert dated[sentences[1]].due_on == date(2026, 4, 14)
+    assert dated[sentences[2]].stated_on == date(2026, 3, 20)
