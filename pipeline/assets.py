@@ -6,6 +6,7 @@ whole batch, so models load once and spaCy and the embedder see full batches.
 """
 
 
+import hashlib
 import time
 import warnings
 from collections.abc import Iterator
@@ -24,7 +25,7 @@ from dagster import (
 from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
 from graph_schema import db
-from graph_schema.errors import GraphUnavailable
+from graph_schema.errors import GraphUnavailable, InvalidRequest
 from graph_schema.models import ExtractedDocument, MergeOutcome, ParsedDocument, ResolvedDocument
 from graph_schema.settings import get_settings
 from knowledge.brief import brief_is_stale, rebuild_brief
@@ -41,6 +42,33 @@ _PER_DOCUMENT = dict(
     io_manager_key="stage_store",
     group_name="ingest",
 )
+
+
+# Names the documents a run was started for. A run holds a range of the partition order, and
+# `subtext ingest` moves documents to the end of that order to keep a batch one range
+# (pipeline.run), so an older run's range may since cover other documents.
+BATCH_TAG = "subtext/documents"
+
+
+def batch_tag(keys: list[str]) -> str:
+    """The BATCH_TAG value for these documents: their number and a digest (a tag stays short)."""
+    digest = hashlib.sha256("\n".join(sorted(keys)).encode()).hexdigest()[:16]
+    return f"{len(keys)} documents, sha256 {digest}"
+
+
+def batch_keys(context: AssetExecutionContext) -> list[str]:
+    """The run's documents, in one fixed order for the whole run (see StageStore); a re-executed
+    run whose range now covers other documents than it was started for stops instead."""
+    keys = sorted(context.partition_keys)
+    started_for = context.run.tags.get(BATCH_TAG)
+    if started_for is not None and started_for != batch_tag(keys):
+        raise InvalidRequest(
+            f"This run was started for {started_for}, but a later ingest moved some of them in "
+            f"Dagster's list of documents, so its range now covers {batch_tag(keys)}. Nothing was "
+            "done; ingest the documents again (`subtext ingest` with their files) instead of "
+            "re-executing this run."
+        )
+    return keys
 
 
 @contextmanager
@@ -71,7 +99,7 @@ def parsed_documents(
     context: AssetExecutionContext, graph: GraphResource, progress: ResourceParam[ProgressReporter]
 ) -> dict[str, ParsedDocument]:
     started = time.perf_counter()
-    keys = sorted(context.partition_keys)  # one fixed order for the whole run (see StageStore)
+    keys = batch_keys(context)
     progress.stage("parse", 0, len(keys))
     with retried_when_graph_unavailable(context):
         parsed = parse_sources(keys, graph.owner_for(keys), get_settings(), graph.driver())
@@ -129,7 +157,7 @@ def resolved_entities(
     started = time.perf_counter()
     progress.stage("resolve", 0, len(document_mentions))
     with retried_when_graph_unavailable(context):
-        resolved = resolve_entities(list(document_mentions.values()), graph.owner_for(list(context.partition_keys)),
+        resolved = resolve_entities(list(document_mentions.values()), graph.owner_for(batch_keys(context)),
                                     get_settings(), graph.driver())
     progress.stage("resolve", len(resolved), len(resolved))
     seconds = round(time.perf_counter() - started, 3)
@@ -157,7 +185,7 @@ def graph_merge(
     outcomes = []
     with retried_when_graph_unavailable(context):
         driver = graph.driver()
-        owner = graph.owner_for(list(context.partition_keys))
+        owner = graph.owner_for(batch_keys(context))
         per_transaction = get_settings().merge_max_documents_per_transaction
         for written in merge_documents(documents_in, owner, driver, per_transaction):
             outcomes.extend(written)
@@ -193,7 +221,7 @@ def context_brief(context: AssetExecutionContext, graph: GraphResource) -> Mater
     # upload or edit_page_body all leave that person's brief current.
     started = time.perf_counter()
     with retried_when_graph_unavailable(context):
-        owner = graph.owner_for(list(context.partition_keys))
+        owner = graph.owner_for(batch_keys(context))
         driver = graph.driver()
         if not brief_is_stale(driver, owner):
             return MaterializeResult(metadata={"person": owner, "rebuilt": False})

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from graph_schema.errors import InvalidRequest, RunFailed
 from graph_schema.models import MergeOutcome
 from graph_schema.settings import Settings, get_settings
-from pipeline.assets import INGEST_ASSETS, context_brief, documents
+from pipeline.assets import BATCH_TAG, INGEST_ASSETS, batch_tag, context_brief, documents
 from pipeline.definitions import GRAPH_WRITES_TAG
 from pipeline.imports import import_file
 from pipeline.parse import SUBMISSION_PREFIX, Submission, submission_file
@@ -111,44 +111,77 @@ def _inside(path: Path, upload: Path) -> bool:
     return resolved == upload or upload in resolved.parents
 
 
-def _contiguous_groups(keys: list[str], order: list[str]) -> list[list[str]]:
-    """Split keys into runs that are contiguous in the partition order (one Dagster run each)."""
+def _make_contiguous(instance: DagsterInstance, keys: list[str]) -> list[str]:
+    """Add the new keys, and move the requested ones to the end of the partition order when they
+    are not one contiguous range already, so that one run (a partition range) holds exactly them.
+    Returns the keys in partition order.
+
+    A Dagster run holds one range of partitions, and every partition in it is processed and marked
+    materialised. With history, an edited document sits among documents nobody asked for: one run
+    per range made ingest one run per document (issue 17), and one range over the gaps would
+    re-read and mark the documents between. Deleting a dynamic partition drops only its place in
+    the order; its runs and materialisations stay, so re-adding it at the end loses nothing.
+    An older run whose range a move changed refuses to run again (see `batch_keys`).
+    """
+    existing = instance.get_dynamic_partitions(documents.name)
+    if not _contiguous_once_added(keys, existing):
+        _move_to_the_end(instance, keys, existing)
+    else:
+        instance.add_dynamic_partitions(documents.name, keys)
+    order = instance.get_dynamic_partitions(documents.name)
+    if not _contiguous_once_added(keys, order):  # another process added partitions in between
+        _move_to_the_end(instance, keys, order)
+        order = instance.get_dynamic_partitions(documents.name)
     position = {k: i for i, k in enumerate(order)}
-    ordered = sorted(keys, key=position.__getitem__)
-    groups: list[list[str]] = []
-    for key in ordered:
-        if groups and position[key] == position[groups[-1][-1]] + 1:
-            groups[-1].append(key)
-        else:
-            groups.append([key])
-    return groups
+    batch = sorted(keys, key=position.__getitem__)
+    if position[batch[-1]] - position[batch[0]] + 1 != len(batch):
+        raise RunFailed(
+            "Another ingest kept changing Dagster's list of documents while this one started, so "
+            "nothing was ingested; run the same command again."
+        )
+    return batch
+
+
+def _move_to_the_end(instance: DagsterInstance, keys: list[str], existing: list[str]) -> None:
+    for key in set(keys) & set(existing):
+        instance.delete_dynamic_partition(documents.name, key)
+    instance.add_dynamic_partitions(documents.name, keys)
+
+
+def _contiguous_once_added(keys: list[str], existing: list[str]) -> bool:
+    """Whether the keys make one unbroken range once the new ones are appended to `existing`."""
+    position = {k: i for i, k in enumerate(existing)}
+    known = sorted(position[k] for k in keys if k in position)
+    if not known:
+        return True
+    unbroken = known[-1] - known[0] + 1 == len(known)
+    return unbroken and (len(known) == len(keys) or known[-1] == len(existing) - 1)
 
 
 def run_ingest(keys: list[str], owner: str | None = None, progress: ProgressReporter | None = None) -> IngestReport:
-    """Ingest documents already in the upload folder by key; each run also refreshes the brief."""
+    """Ingest documents already in the upload folder by key, in one Dagster run that also
+    refreshes the brief."""
     settings = get_settings()
     instance = dagster_instance(settings)
-    existing = set(instance.get_dynamic_partitions(documents.name))
-    new = [k for k in keys if k not in existing]
-    if new:
-        instance.add_dynamic_partitions(documents.name, new)
-    order = instance.get_dynamic_partitions(documents.name)
+    keys = list(dict.fromkeys(keys))
+    report = IngestReport()
+    if not keys:
+        return report
+    batch = _make_contiguous(instance, keys)
     resources = {
         "graph": GraphResource(owner=owner or ""),
         "stage_store": StageStore(owner=owner or ""),
         "progress": progress or ProgressReporter(),
     }
-    report = IngestReport()
-    for group in _contiguous_groups(keys, order):
-        tags = {**GRAPH_WRITES_TAG, RANGE_START_TAG: group[0], RANGE_END_TAG: group[-1]}
-        result = materialize(INGEST_ASSETS, instance=instance, resources=resources, tags=tags, run_config=QUIET_CONSOLE,
-                             raise_on_error=False)
-        report.run_ids.append(result.run_id)
-        _check_succeeded(instance, result.run_id, result.success, group)
-        report.outcomes.extend(result.output_for_node("graph_merge").values())
-        # The run's last step refreshed the brief of the person it wrote for (pipeline.assets).
-        briefs = result.asset_materializations_for_node(context_brief.op.name)
-        report.brief_rebuilt |= any(m.metadata["rebuilt"].value for m in briefs)
+    tags = {**GRAPH_WRITES_TAG, RANGE_START_TAG: batch[0], RANGE_END_TAG: batch[-1], BATCH_TAG: batch_tag(keys)}
+    result = materialize(INGEST_ASSETS, instance=instance, resources=resources, tags=tags, run_config=QUIET_CONSOLE,
+                         raise_on_error=False)
+    report.run_ids.append(result.run_id)
+    _check_succeeded(instance, result.run_id, result.success, batch)
+    report.outcomes.extend(result.output_for_node("graph_merge").values())
+    # The run's last step refreshed the brief of the person it wrote for (pipeline.assets).
+    briefs = result.asset_materializations_for_node(context_brief.op.name)
+    report.brief_rebuilt = any(m.metadata["rebuilt"].value for m in briefs)
     return report
 
 

@@ -12,7 +12,7 @@ from dagster import (
 
 from graph_schema.settings import get_settings
 from knowledge.upload_folders import owner_of_key
-from pipeline.assets import documents
+from pipeline.assets import BATCH_TAG, batch_tag, documents
 from pipeline.watch import advance, read_cursor
 
 RANGE_START_TAG = "dagster/asset_partition_range_start"
@@ -42,7 +42,7 @@ def upload_folder_requests(context: SensorEvaluationContext, job_name: str) -> S
             RunRequest(
                 run_key=cursor.run_key(first, f"new-{len(group)}-{changes.state[first].sha256[:12]}"),
                 job_name=job_name,
-                tags={RANGE_START_TAG: first, RANGE_END_TAG: group[-1]},
+                tags={RANGE_START_TAG: first, RANGE_END_TAG: group[-1], BATCH_TAG: batch_tag(group)},
             )
         )
     for key in [k for k in changes.new if k in known] + changes.changed:

@@ -1,0 +1,77 @@
+"""A batch of documents is one Dagster run, wherever its documents sit in the partition order,
+and that run touches only them (issue 17: with history, ingest fell to one run per document)."""
+
+from __future__ import annotations
+
+from dagster import AssetKey, AssetRecordsFilter
+
+from pipeline.assets import documents
+from pipeline.definitions import defs
+from pipeline.run import dagster_instance, ingest_paths
+from pipeline.run_history import failure_reason
+from pipeline.sensors import RANGE_END_TAG, RANGE_START_TAG
+from tests.conftest import write
+
+TEXTS = [
+    "Ingrid Solberg leads the Fjord Ferry project.",
+    "Marta Kowalski signed the Fjord Ferry contract with Norsk Maritime.",
+    "Priya Natarajan reviewed the Fjord Ferry budget.",
+]
+EDITED = "Ingrid Solberg left the Fjord Ferry project."
+NEW = "Tomas Berg joined Norsk Maritime as its harbour engineer."
+
+
+def _merges_of(instance, key: str) -> int:
+    """How many times Dagster recorded the document as merged into the graph."""
+    found = instance.fetch_materializations(
+        AssetRecordsFilter(asset_key=AssetKey("graph_merge"), asset_partitions=[key]), limit=100
+    )
+    return len(found.records)
+
+
+def test_an_edited_old_document_and_a_new_one_are_one_run_over_exactly_them(graph):
+    upload, owner = graph["upload"], graph["owner"]
+    names = [f"{owner}-{i}.md" for i in range(3)]  # partitions are shared by the session's tests
+    first = ingest_paths([write(upload, name, text) for name, text in zip(names, TEXTS)])
+    assert len(first.run_ids) == 1
+
+    # The edited first document and a new one: two untouched documents lie between them in the
+    # partition order.
+    write(upload, names[0], EDITED)
+    added = f"{owner}-new.md"
+    second = ingest_paths([upload / names[0], write(upload, added, NEW)])
+
+    assert len(second.run_ids) == 1
+    assert sorted((o.key, o.status) for o in second.outcomes) == sorted([(names[0], "ingested"), (added, "ingested")])
+    instance = dagster_instance()
+    run = instance.get_run_by_id(second.run_ids[0])
+    order = instance.get_dynamic_partitions(documents.name)
+    covered = order[order.index(run.tags[RANGE_START_TAG]) : order.index(run.tags[RANGE_END_TAG]) + 1]
+    assert sorted(covered) == sorted([names[0], added])  # what a re-execution of the run would cover
+    assert [_merges_of(instance, name) for name in names] == [2, 1, 1]
+    assert _merges_of(instance, added) == 1
+
+
+def test_a_run_started_again_with_its_tags_does_its_own_documents_or_says_why_not(graph):
+    """What a re-execution from `subtext dagster` does: the job, again, with the run's tags."""
+    upload, owner = graph["upload"], graph["owner"]
+    names = [f"{owner}-{i}.md" for i in range(3)]
+    first = ingest_paths([write(upload, name, text) for name, text in zip(names, TEXTS)])
+    write(upload, names[1], EDITED)
+    added = f"{owner}-new.md"
+    second = ingest_paths([upload / names[1], write(upload, added, NEW)])  # moves names[1] after names[2]
+    assert len(second.run_ids) == 1
+
+    instance = dagster_instance()
+    job = defs.resolve_job_def("ingest_documents")
+    again = job.execute_in_process(instance=instance, tags=instance.get_run_by_id(second.run_ids[0]).tags,
+                                   raise_on_error=False)
+    assert again.success
+    assert sorted(again.output_for_node("graph_merge")) == sorted([names[1], added])
+
+    # The first run's range (names[0] … names[2]) no longer holds names[1]: it refuses to run.
+    old = job.execute_in_process(instance=instance, tags=instance.get_run_by_id(first.run_ids[0]).tags,
+                                 raise_on_error=False)
+    assert not old.success
+    assert "ingest the documents again" in failure_reason(instance, old.run_id)
+    assert [_merges_of(instance, name) for name in names] == [1, 3, 1]
