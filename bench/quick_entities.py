@@ -112,8 +112,11 @@ def resolve_one_at_a_time(paths: list[Path]) -> tuple[list, dict[str, str], dict
     """As `resolve_in_memory`, but each document is its own batch against the pages the earlier
     ones left, as when a person drops notes into the folder one by one. Pages are kept as the merge
     stage stores them (title, kind, the normalised names of their entities); the vector lookup
-    compares with each page's first context vector (the pipeline refreshes it from its facts)."""
+    compares with each page's first context vector (the pipeline refreshes it from its facts); a
+    page's kind follows what its documents read it as, as the merge stage does (kind_by_sources)."""
     import numpy as np
+
+    from pipeline.merge import kind_by_sources
 
     from graph_schema.models import KnownPage
     from graph_schema.slugs import normalise_name
@@ -123,6 +126,7 @@ def resolve_one_at_a_time(paths: list[Path]) -> tuple[list, dict[str, str], dict
     known: dict[str, KnownPage] = {}
     vectors: dict[str, np.ndarray] = {}
     finals: dict[str, str] = {}
+    read: dict[str, list] = {}  # slug -> the kind each document read it as
 
     def lookup(vector, kinds, limit):
         query = np.asarray(vector)
@@ -138,10 +142,12 @@ def resolve_one_at_a_time(paths: list[Path]) -> tuple[list, dict[str, str], dict
         extracted = extract_documents([parsed], nlp=nlp, embed=embedder)
         [document] = resolve_documents(extracted, list(known.values()), settings, embedder, lookup)
         seconds += time.perf_counter() - started
+        read_here: dict[str, object] = {}
         for r in document.resolutions:
             if r.kind.value == "you":
                 continue
             entity = document.extracted.entities[r.entity]
+            read_here.setdefault(r.slug, entity.kind)
             page = known.setdefault(r.slug, KnownPage(slug=r.slug, title=r.title, kind=r.kind, name_keys=[]))
             for name in (entity.name, *entity.aliases):
                 if (key := normalise_name(name)) and key not in page.name_keys:
@@ -153,6 +159,14 @@ def resolve_one_at_a_time(paths: list[Path]) -> tuple[list, dict[str, str], dict
             if gone is not None and merge.into_slug in known:
                 known[merge.into_slug].name_keys.extend(k for k in gone.name_keys if k not in known[merge.into_slug].name_keys)
             finals[merge.from_slug] = merge.into_slug
+            read.setdefault(merge.into_slug, []).extend(read.pop(merge.from_slug, []))
+        for slug, kind in read_here.items():
+            slug = finals.get(slug, slug)
+            read.setdefault(slug, []).append(kind)
+            if slug in known and known[slug].kind.value not in ("you", "focus"):
+                new = kind_by_sources(known[slug].kind, read[slug], settings.page_retype_min_sources)
+                if new is not None:
+                    known[slug] = known[slug].model_copy(update={"kind": new})
         resolved_all.append(document)
     embedder.save()
 

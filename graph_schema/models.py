@@ -301,6 +301,7 @@ class MentionWrite(Model):
     method: str
     score: float
     evidence: str
+    kind_read: str | None = None  # the kind this document's reading gave the thing (its page may have another)
 
 
 class FactWrite(Model):

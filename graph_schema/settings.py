@@ -97,6 +97,7 @@ class Settings(BaseSettings):
     # --- resolution -----------------------------------------------------------------------------
     fuzzy_merge_threshold: float = Field(default=92.0, description="Name similarity (0-100) at or above which a mention joins a page of the same kind.")
     embedding_merge_threshold: float = Field(default=0.86, description="Cosine similarity at or above which a mention joins a page when names are close too.")
+    page_retype_min_sources: int = Field(default=2, description="A page takes the kind its sources read it as once at least this many live sources read it so, and more than read it as the kind it has ('Figma' first read as an organisation, then used as a tool in two notes); a kind set by hand never changes.")
     review_band_low: float = Field(default=0.72, description="Cosine similarity from which a non-merged pair is recorded as possibly the same.")
     fuzzy_min_words: int = Field(default=2, description="Names of fewer words are never merged by spelling alone ('Frontier' / 'Frontiers' are two airlines' worth of risk).")
     surname_dominance_ratio: float = Field(default=3.0, description="A lone surname several full names in a document end with joins the one mentioned at least this many times as often as each other.")

@@ -136,6 +136,7 @@ class MentionRecord(_Record):
     method: str | None = None
     score: float | None = None
     evidence: str | None = None
+    kind_read: str | None = None  # the kind the source read the page as (older exports have none)
 
 
 class LinkRecord(_Record):

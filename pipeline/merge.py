@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from itertools import combinations
 
@@ -11,7 +11,7 @@ import neo4j
 from graph_schema import db
 from graph_schema.errors import RunFailed
 from graph_schema.embedding import embed_texts
-from graph_schema.kinds import FactKind, PageKind, SourceKind, SourceStatus
+from graph_schema.kinds import ENTITY_KINDS, FactKind, PageKind, SourceKind, SourceStatus
 from graph_schema.models import (
     ChunkWrite,
     DocumentWrite,
@@ -24,10 +24,12 @@ from graph_schema.models import (
     SourceWrite,
 )
 from graph_schema.queries.documents import (
+    kinds_read,
     page_embedding_texts,
     page_kinds,
     record_failure,
     retire_source,
+    retype_pages,
     set_page_embeddings,
     write_document,
 )
@@ -84,7 +86,8 @@ def plan_document_write(owner: str, resolved: ResolvedDocument) -> DocumentWrite
         row = mention_rows.setdefault(
             resolution.slug,
             {"starts": [], "ends": [], "surfaces": [], "method": resolution.method,
-             "score": resolution.score, "evidence": resolution.evidence},
+             "score": resolution.score, "evidence": resolution.evidence,
+             "kind_read": entity.kind.value if entity.kind in ENTITY_KINDS else None},
         )
         for mention in entity.mentions:
             row["starts"].append(mention.start)
@@ -220,4 +223,32 @@ def merge_batch(
         raise RunFailed(f"Nothing was written: {'; '.join(clashes)} (the documents were resolved against pages "
                         "that have changed since). Run them again (the same command, or re-execute the run in `subtext dagster`); "
                         "they are resolved afresh.")
-    return [merge_document(tx, owner, document, document.extracted.parsed.previous_hash, embed) for document in batch]
+    outcomes = [merge_document(tx, owner, document, document.extracted.parsed.previous_hash, embed) for document in batch]
+    touched = {r.slug for d in batch for r in d.resolutions} | {s for o in outcomes for s in o.pages_updated}
+    retype_by_sources(tx, owner, sorted(touched))
+    return outcomes
+
+
+def kind_by_sources(kind: PageKind, read: list[PageKind], min_sources: int) -> PageKind | None:
+    """The kind a page should change to by what its live sources read it as, or None to keep its own:
+    the kind most of them read, once at least `min_sources` read it so and more than read the page's
+    own kind, or whatever they read once none reads its own kind. A first note's guess ('Quillsoft' an
+    organisation) gives way when later notes use it as a tool; one source against one keeps the first."""
+    counts = Counter(read)
+    if not counts:
+        return None
+    top, n = max(counts.items(), key=lambda item: (item[1], item[0] is kind))
+    held = counts.get(kind, 0)
+    if top is kind or n <= held or (held and n < min_sources):
+        return None
+    return top  # (no live source reads the page's own kind any more: what they read, from one on)
+
+
+def retype_by_sources(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str]) -> dict[str, tuple[PageKind, PageKind]]:
+    """Give the pages among `slugs` the kind their sources read them as (see `kind_by_sources`);
+    {slug: (kind it had, kind it has)} of those that changed."""
+    min_sources = get_settings().page_retype_min_sources
+    changes = {slug: (kind, new) for slug, (kind, read) in kinds_read(tx, owner, slugs).items()
+               if (new := kind_by_sources(kind, read, min_sources)) is not None}
+    retype_pages(tx, owner, changes)
+    return changes

@@ -13,7 +13,7 @@ from graph_schema.errors import InvalidRequest
 from graph_schema.settings import PROJECT_ROOT
 from knowledge.page_edits import correct_page_kind
 from knowledge.transfer import import_records, parse_records, write_export
-from pipeline.run import ingest_paths
+from pipeline.run import ingest_paths, run_ingest
 from tests.conftest import write
 
 TRACKER = "The Bellhaven rollout is tracked in Jira.\nJira sends the team a digest every Monday.\n"
@@ -96,6 +96,43 @@ def test_a_corrected_page_is_not_folded_into_a_page_of_another_kind(graph):
     ingest_paths([write(graph["upload"], "full-name.rst", GUIDO_HEADER)])
     assert (_page(graph, "guido") or {}).get("kind") == "tool"
     assert (_page(graph, "guido-van-rossum") or {}).get("kind") == "person"
+
+
+QUILLSOFT_MET = ("Priya met Marta Oyelaran from Quillsoft in Leeds. Quillsoft signed the reseller agreement on "
+                 "Monday and Quillsoft will send the invoice.\n")  # read as an organisation
+QUILLSOFT_USED = [  # read as a tool
+    "Sofia installed the Quillsoft CLI on the build server. The Quillsoft plugin crashed twice during the nightly build.\n",
+    "Ravi Menon saw the Quillsoft plugin crash again, so Ravi Menon will reinstall the Quillsoft plugin tonight.\n",
+]
+
+
+def test_a_page_takes_the_kind_its_later_sources_read_it_as(graph):
+    # Notes arrive one at a time: the first reads Quillsoft as a company, the next two use it as software.
+    write(graph["upload"], "notes/met.md", QUILLSOFT_MET)
+    ingest_paths([graph["upload"]])
+    assert _page(graph, "quillsoft")["kind"] == "organisation"
+    write(graph["upload"], "notes/used-1.md", QUILLSOFT_USED[0])
+    ingest_paths([graph["upload"]])
+    assert _page(graph, "quillsoft")["kind"] == "organisation"  # one reading against one keeps the first
+    write(graph["upload"], "notes/used-2.md", QUILLSOFT_USED[1])
+    ingest_paths([graph["upload"]])
+    page = _page(graph, "quillsoft")  # seen failing: the first note's guess stayed for good
+    assert page["kind"] == "tool" and "Tool" in page["labels"] and "Organisation" not in page["labels"]
+    assert _titled(graph, "Quillsoft") == ["quillsoft"]
+
+    # The graph says what its live sources say: with the two notes gone, the company reading is back.
+    (graph["upload"] / "notes" / "used-1.md").unlink()
+    (graph["upload"] / "notes" / "used-2.md").unlink()
+    assert {o.status for o in run_ingest(["notes/used-1.md", "notes/used-2.md"]).outcomes} == {"retired"}
+    assert _page(graph, "quillsoft")["kind"] == "organisation"
+
+    # The person's own correction is never undone by what sources read.
+    correct_page_kind(graph["driver"], graph["owner"], "quillsoft", "project")
+    for i, text in enumerate(QUILLSOFT_USED * 2):
+        write(graph["upload"], f"notes/again-{i}.md", text)
+    ingest_paths([graph["upload"]])
+    page = _page(graph, "quillsoft")
+    assert (page["kind"], sorted(page["labels"]), page["by_hand"]) == ("project", ["Page", "Project"], True)
 
 
 def test_export_and_import_keep_the_correction(graph, tmp_path):

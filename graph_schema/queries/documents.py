@@ -14,7 +14,7 @@ from __future__ import annotations
 import neo4j
 from pydantic import BaseModel
 
-from graph_schema.kinds import PageKind
+from graph_schema.kinds import ENTITY_KINDS, PageKind
 from graph_schema.models import DocumentWrite, KnownPage, SourceWrite
 from graph_schema.queries.owners import bump_version
 
@@ -146,7 +146,31 @@ UNWIND $mentions AS m
 MATCH (p:Page {owner: $owner, slug: m.slug})
 MERGE (s)-[r:MENTIONS]->(p)
 SET r.starts = m.starts, r.ends = m.ends, r.surfaces = m.surfaces, r.method = m.method,
-    r.score = m.score, r.evidence = m.evidence
+    r.score = m.score, r.evidence = m.evidence, r.kind_read = m.kind_read
+"""
+
+# The kinds the live sources that mention each page read it as (one per source), for pages whose
+# kind the person did not set by hand.
+KINDS_READ = """
+UNWIND $slugs AS slug
+MATCH (p:Page {owner: $owner, slug: slug})
+WHERE p.kind IN $kinds AND p.kind_set_at IS NULL
+CALL (p) {
+  OPTIONAL MATCH (p)<-[m:MENTIONS]-(s:Source {owner: $owner})
+  WHERE s.status <> 'retired' AND m.kind_read IN $kinds
+  RETURN collect(m.kind_read) AS read
+}
+RETURN p.slug AS slug, p.kind AS kind, read
+"""
+
+# A page's kind follows what its sources read it as (see pipeline.merge.kind_by_sources); the
+# person's own corrections (`kind_set_at`) are never touched.
+RETYPE_PAGES = """
+UNWIND $rows AS row
+MATCH (p:Page {owner: $owner, slug: row.slug})
+WHERE p.kind = row.was AND p.kind_set_at IS NULL
+REMOVE p:$(row.was_label)
+SET p:$(row.label), p.kind = row.kind, p.updated_at = datetime()
 """
 
 EXISTING_FACTS = """
@@ -373,6 +397,22 @@ def drop_unsupported_pages(tx: neo4j.ManagedTransaction, owner: str, slugs: list
     if not slugs:
         return []
     return tx.run(DROP_UNSUPPORTED_PAGES, owner=owner, slugs=slugs).single()["slugs"]
+
+
+def kinds_read(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str]) -> dict[str, tuple[PageKind, list[PageKind]]]:
+    """slug -> (its kind, the kind each live source mentioning it read it as), for those of `slugs`
+    whose kind is one text is read into and was not set by hand."""
+    kinds = [k.value for k in ENTITY_KINDS]
+    return {r["slug"]: (PageKind(r["kind"]), [PageKind(k) for k in r["read"]])
+            for r in tx.run(KINDS_READ, owner=owner, slugs=slugs, kinds=kinds)}
+
+
+def retype_pages(tx: neo4j.ManagedTransaction, owner: str, kinds: dict[str, tuple[PageKind, PageKind]]) -> None:
+    """Give each page (slug -> (kind it has, kind it gets)) its new kind and label."""
+    rows = [{"slug": slug, "was": was.value, "was_label": was.label, "kind": kind.value, "label": kind.label}
+            for slug, (was, kind) in kinds.items()]
+    if rows:
+        tx.run(RETYPE_PAGES, owner=owner, rows=rows).consume()
 
 
 def page_embedding_texts(
