@@ -170,8 +170,9 @@ def brief_material(
                 fact[key] = to_native(fact.get(key))
         focus.append(row)
     kinds = [k.value for k in (PageKind.PERSON, PageKind.ORGANISATION, PageKind.PROJECT, PageKind.TOOL, PageKind.TOPIC)]
-    top = [dict(r) for r in tx.run(TOP_PAGES, owner=owner, kinds=kinds, max_pages=settings.brief_max_pages,
-                                   recent_sources=settings.brief_recent_sources, facts_per_page=6, visible=visible)]
+    top = [] if only_focus else [  # one area's status needs no list of who matters
+        dict(r) for r in tx.run(TOP_PAGES, owner=owner, kinds=kinds, max_pages=settings.brief_max_pages,
+                                recent_sources=settings.brief_recent_sources, facts_per_page=6, visible=visible)]
     reports = []
     for record in tx.run(DONE_REPORTS, owner=owner, visible=visible, max_reports=settings.brief_max_done_reports):
         report = dict(record["fact"])
