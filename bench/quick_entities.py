@@ -111,7 +111,7 @@ def resolve_in_memory(paths: list[Path]) -> tuple[list, dict[str, str], dict[str
 def resolve_one_at_a_time(paths: list[Path]) -> tuple[list, dict[str, str], dict[str, str], int, float]:
     """As `resolve_in_memory`, but each document is its own batch against the pages the earlier
     ones left, as when a person drops notes into the folder one by one. Pages are kept as the merge
-    stage stores them (title, kind, the normalised names of their entities); the vector lookup
+    stage stores them (title, kind, the names other documents find them by); the vector lookup
     compares with each page's first context vector (the pipeline refreshes it from its facts); a
     page's kind follows what its documents read it as, as the merge stage does (kind_by_sources)."""
     import numpy as np
@@ -119,7 +119,6 @@ def resolve_one_at_a_time(paths: list[Path]) -> tuple[list, dict[str, str], dict
     from pipeline.merge import kind_by_sources
 
     from graph_schema.models import KnownPage
-    from graph_schema.slugs import normalise_name
 
     settings = get_settings()
     nlp, embedder = CachedNlp(), CachedEmbedder()
@@ -149,9 +148,7 @@ def resolve_one_at_a_time(paths: list[Path]) -> tuple[list, dict[str, str], dict
             entity = document.extracted.entities[r.entity]
             read_here.setdefault(r.slug, entity.kind)
             page = known.setdefault(r.slug, KnownPage(slug=r.slug, title=r.title, kind=r.kind, name_keys=[]))
-            for name in (entity.name, *entity.aliases):
-                if (key := normalise_name(name)) and key not in page.name_keys:
-                    page.name_keys.append(key)
+            page.name_keys += [k for k in r.name_keys if k not in page.name_keys]  # as plan_document_write stores them
             if r.embedding is not None and r.slug not in vectors:
                 vectors[r.slug] = np.asarray(r.embedding)
         for merge in document.page_merges:

@@ -121,6 +121,9 @@ class EntityResolution(Model):
     evidence: str = ""  # a sentence a person can read: why this page
     new_alias: str | None = None  # the surface form this merge added to the page, if any
     embedding: list[float] | None = None  # only for new pages
+    # The names other documents find the page by from now on (none for a name that only means
+    # something inside its document, 'the Court'); the same keys resolution indexed in its batch.
+    name_keys: list[str] = Field(default_factory=list)
 
 
 class ReviewPair(Model):

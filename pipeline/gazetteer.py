@@ -103,6 +103,8 @@ def build_gazetteer(documents: list[ExtractedDocument], known: list[KnownPage], 
     for page in known:
         if page.kind not in LOOKED_FOR_KINDS:
             continue
+        if not page.name_keys:
+            continue  # known by no name: a document's own 'the Court' is not looked for in others
         identity = f"page:{page.slug}"
         page_kind[identity] = page.kind
         gazetteer.spellings.add(page.title)

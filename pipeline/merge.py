@@ -80,9 +80,7 @@ def plan_document_write(owner: str, resolved: ResolvedDocument) -> DocumentWrite
             for name in (entity.name, *entity.aliases):
                 if name not in page.aliases:
                     page.aliases.append(name)
-                key = normalise_name(name)
-                if key and key not in page.name_keys:
-                    page.name_keys.append(key)
+            page.name_keys += [k for k in resolution.name_keys if k not in page.name_keys]
         row = mention_rows.setdefault(
             resolution.slug,
             {"starts": [], "ends": [], "surfaces": [], "method": resolution.method,

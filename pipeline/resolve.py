@@ -84,7 +84,8 @@ class PageIndex:
 
     def add(self, page: KnownPage) -> None:
         self.pages[page.slug] = page
-        for key in {*page.name_keys, normalise_name(page.title)}:
+        # A page known by no name (a document's own 'the Court') is never found by its title either.
+        for key in {*page.name_keys, normalise_name(page.title)} if page.name_keys else ():
             slugs = self.by_name.setdefault(key, [])
             if page.slug not in slugs:
                 slugs.append(page.slug)
@@ -209,8 +210,10 @@ def _page_keys(entity: DocumentEntity) -> list[str]:
     """The keys the entity's page is known by from now on: its matching keys, and the parts of a
     person's name the document used alone ('Guido'), so that a later document's lone 'Guido' lands
     on 'Guido van Rossum' (it never lands on a page named by one word only: `_lone_name_lands`)."""
+    if _is_local(entity):
+        return []  # it names something only inside its document: no other document finds it by name
     keys = _name_keys(entity)
-    if entity.kind is PageKind.PERSON and not _is_local(entity):
+    if entity.kind is PageKind.PERSON:
         full = names.name_key(entity.name, True).split()
         for name in entity.local_names:
             words = names.name_key(name, True).split()
@@ -478,8 +481,7 @@ def resolve_documents(
                 slug = unique_slug(slugify(entity.name), taken)
                 taken.add(slug)
                 resolution = resolution.model_copy(update={"slug": slug})
-                pages.add(KnownPage(slug=slug, title=entity.name, kind=entity.kind,
-                                    name_keys=[normalise_name(entity.name)]))
+                pages.add(KnownPage(slug=slug, title=entity.name, kind=entity.kind, name_keys=_page_keys(entity)))
             # Review pairs found for this entity name its page now that it has a slug.
             for pair in review[pending:]:
                 pair.slug = resolution.slug
@@ -487,7 +489,9 @@ def resolve_documents(
             if resolution.method != "you":
                 # The entity's names become names of the page (exact matches from now on). Fuzzy
                 # matching only ever compares with titles, so variants of variants never chain.
-                pages.add_names(resolution.slug, _page_keys(entity))
+                keys = _page_keys(entity)
+                pages.add_names(resolution.slug, keys)
+                resolution = resolution.model_copy(update={"name_keys": keys})
             resolutions.append(resolution)
         review = [p for p in review if p.slug and p.slug != p.other_slug]
         results.append(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from graph_schema.queries.navigation import rename_page
 from graph_schema.queries.pages import get_page
 from pipeline.run import ingest_paths
 from tests.conftest import write
@@ -63,3 +64,27 @@ def test_an_earlier_misread_page_folds_into_the_full_name(graph):
     guido = page(graph, "guido-van-rossum")
     assert guido.kind.value == "person" and "Guido" in guido.aliases
     assert {s.key for f in guido.facts for s in f.sources} == {"misread-first.md", "full-name-later.rst"}
+
+
+def test_a_documents_own_body_is_no_name_for_later_documents(graph):
+    # 'the Congress' of the first note is that note's own body (another note's 'the Congress' may be
+    # another congress): the graph must not know its page by 'congress', or every later 'Congress'
+    # lands on it, one note at a time, unlike in a batch.
+    ingest_paths([write(graph["upload"], "own-body.md", "The bill went to the Congress in March. The Congress rejected it in April.\n")])
+    [local] = [s for s in slugs_with_kind(graph, "organisation") if s.startswith("congress")]
+    keys = graph["db"].read(graph["driver"], lambda tx: tx.run(
+        "MATCH (p:Page {owner: $owner, slug: $slug}) RETURN p.name_keys AS keys", owner=graph["owner"], slug=local).single()["keys"])
+    assert keys == []
+    ingest_paths([write(graph["upload"], "budget.md", "Congress passed the budget on Friday after a long debate.\n")])
+    ingest_paths([write(graph["upload"], "tariff.md", "Congress will debate the tariff next week, the senators said.\n")])
+    named = {s for s in slugs_with_kind(graph, "organisation") if s.startswith("congress")} - {local}
+    assert len(named) == 1
+    texts = " ".join(f.text for f in page(graph, named.pop()).facts)
+    assert "passed the budget" in texts and "debate the tariff" in texts
+
+    # A name the person gives the page is one later documents find it by.
+    with graph["driver"].session() as session:
+        assert session.execute_write(rename_page, graph["owner"], local, "Tallinn City Congress")
+    keys = graph["db"].read(graph["driver"], lambda tx: tx.run(
+        "MATCH (p:Page {owner: $owner, slug: $slug}) RETURN p.name_keys AS keys", owner=graph["owner"], slug=local).single()["keys"])
+    assert keys == ["tallinn city congress"]

@@ -8,6 +8,7 @@ import neo4j
 
 from graph_schema.kinds import ENTITY_KINDS, PageKind
 from graph_schema.queries.owners import bump_version, lock_graph
+from graph_schema.slugs import normalise_name
 
 
 class LinkOutcome(str, Enum):
@@ -122,7 +123,9 @@ RENAME_PAGE = """
 MATCH (p:Page {owner: $owner, slug: $slug})
 SET p.aliases = CASE WHEN p.title IN coalesce(p.aliases, []) OR p.title = $title OR p.kind = 'you'
                      THEN coalesce(p.aliases, []) ELSE coalesce(p.aliases, []) + p.title END,
-    p.title = $title, p.updated_at = datetime(), p.renamed_at = datetime()
+    p.title = $title, p.updated_at = datetime(), p.renamed_at = datetime(),
+    p.name_keys = CASE WHEN p.kind = 'you' OR $key IN coalesce(p.name_keys, []) THEN p.name_keys
+                       ELSE coalesce(p.name_keys, []) + $key END
 RETURN p.slug AS slug
 """
 
@@ -212,7 +215,9 @@ def focus_home(tx: neo4j.ManagedTransaction, owner: str, slug: str, document_kin
 
 def rename_page(tx: neo4j.ManagedTransaction, owner: str, slug: str, title: str) -> bool:
     lock_graph(tx, owner)  # the person's write lock first, in the order every writer takes it
-    renamed = tx.run(RENAME_PAGE, owner=owner, slug=slug, title=title).single() is not None
+    # The name the person gave is one later documents find the page by (a page that was only its
+    # own document's 'the Court' had none).
+    renamed = tx.run(RENAME_PAGE, owner=owner, slug=slug, title=title, key=normalise_name(title)).single() is not None
     if renamed:
         bump_version(tx, owner)
     return renamed
