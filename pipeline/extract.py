@@ -511,6 +511,24 @@ def _overlaps_any(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
     return any(s < end and start < e for s, e in spans)
 
 
+def _name_start(ent) -> int:
+    """Where an organisation's name starts: the model often leaves out a proper noun before the
+    head it found ('the 2nd XoveTIC Congress' -> 'Congress'), which then stands for every congress.
+    A capitalised word right before the span, in no other entity and not a sentence's
+    everyday first word ('Yesterday Congress…'), belongs to the name; a title before one word
+    is a person's ('Emperor Norton'), not part of an organisation's name."""
+    doc, first = ent.doc, ent.start
+    while first > 0:
+        token = doc[first - 1]
+        if (token.ent_type_ or not token.text[:1].isupper() or not token.is_alpha or token.is_stop
+                or (len(ent) == 1 and names.is_title_word(token.text))  # 'Emperor Norton': a person's title
+                or token.whitespace_ != " "
+                or ((token.is_sent_start or _starts_sentence(doc.text, token.idx)) and names.is_common_word(token.text))):
+            break
+        first -= 1
+    return doc[first].idx
+
+
 def _one_line(text: str, limit: int) -> str:
     line = _WHITESPACE.sub(" ", text).strip()
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
@@ -685,7 +703,8 @@ def extract_documents(
             for ent in doc.ents:
                 kind = LABEL_KINDS.get(ent.label_)
                 if kind is not None:
-                    raw[i].append((offset + ent.start_char, offset + ent.end_char, kind))
+                    start = _name_start(ent) if kind is PageKind.ORGANISATION else ent.start_char
+                    raw[i].append((offset + start, offset + ent.end_char, kind))
                 else:
                     other_names[i].append((offset + ent.start_char, offset + ent.end_char))
             if documents[i].kind is SourceKind.SUBMISSION:

@@ -30,6 +30,10 @@ from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 
 _EXTRA_TITLES = frozenset({"justice"})  # missing from nameparser's list; "Justice Thomas" is a judge's title
+# Styles of address nameparser does not list as titles; only after a possessive ('Your Honor'),
+# since 'Grace' and 'Honor' alone are given names.
+_STYLES = frozenset({"honor", "honour", "lordship", "ladyship", "grace", "worship"})
+_POSSESSIVES = frozenset({"your", "his", "her", "their", "my", "our"})
 _DETERMINERS = frozenset({"the", "this", "that", "said", "our", "their", "its", "his", "her"})
 _SMALL_WORDS = frozenset({"a", "an", "and", "as", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "with", "vs"})
 _WORD = re.compile(r"[^\W\d_][\w'’.-]*")
@@ -247,6 +251,8 @@ def is_titles_only(surface: str) -> bool:
     """'Mr. Chief Justice', 'the Judge', 'my Lords', 'the Prime Minister's': a way to address or
     refer to someone by their office, not a name (the office has many holders across documents)."""
     words = surface.replace("’", "'").split()
+    if len(words) == 2 and words[0].lower() in _POSSESSIVES and words[1].lower().rstrip(".,") in _STYLES:
+        return True  # 'Your Honor', 'His Grace': a style of address, whoever holds it in this document
     while words and words[0].lower() in _ADDRESS:
         words = words[1:]
     if not words:
@@ -265,7 +271,7 @@ def is_titles_only(surface: str) -> bool:
 _ADDRESS_FORMS = frozenset({"mr", "mrs", "ms", "miss", "madam", "madame"})
 
 
-def _is_title_word(word: str) -> bool:
+def is_title_word(word: str) -> bool:
     return all(part.lower().strip(".,") in _titles() for part in word.split("-") if part.strip(".,"))
 
 
@@ -286,10 +292,10 @@ def title_run(surface: str) -> tuple[str, ...]:
     Santorum' -> ('senator',), 'Prime Minister Rishi Sunak's' -> ('prime', 'minister')."""
     words = surface.split()
     for k, word in enumerate(words):
-        if not _is_title_word(word):
+        if not is_title_word(word):
             continue
         end = k
-        while end < len(words) and _is_title_word(words[end]):
+        while end < len(words) and is_title_word(words[end]):
             end += 1
         if end < len(words) and words[end][:1].isupper():  # a name follows the titles
             run = [w.lower().strip(".,") for w in words[k:end]]
@@ -308,6 +314,13 @@ def first_names_match(a: str, b: str) -> bool:
     return a in nick.canonicals_of(b) or b in nick.canonicals_of(a)
 
 
+def _is_given_name_word(word: str) -> bool:
+    """A key word that can be a given name: not an initial, nor a surname particle ('van', 'de', 'l')."""
+    from nameparser.config import CONSTANTS
+
+    return len(word) > 1 and word not in CONSTANTS.prefixes
+
+
 def same_person_name(a: list[str], b: list[str]) -> bool:
     """Whether two full names (key words, two or more each) are forms of one person's name.
 
@@ -319,8 +332,16 @@ def same_person_name(a: list[str], b: list[str]) -> bool:
         return False
     if len(a) == len(b) == 2 and a == b[::-1]:
         return True
-    if a[-1] != b[-1] or not first_names_match(a[0], b[0]):
+    if a[-1] != b[-1]:
         return False
+    if not first_names_match(a[0], b[0]):
+        # 'Otto Jespersen' / 'Jens Otto Harry Jespersen', 'Woodrow Wilson' / 'Thomas Woodrow Wilson':
+        # a person known by a middle name; every word of the shorter name, in order, in the longer.
+        short, long = sorted((a, b), key=len)
+        if len(short) == len(long) or not _is_given_name_word(short[0]):
+            return False  # "L'Enfant" (keys 'l enfant') is a surname alone, not 'Marie L'Enfant'
+        remaining = iter(long[1:-1])
+        return all(any(word == other for other in remaining) for word in short[:-1])
     short, long = sorted((a[1:-1], b[1:-1]), key=len)
     remaining = iter(long)
     return all(any(first_names_match(word, other) for other in remaining) for word in short)

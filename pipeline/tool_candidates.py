@@ -183,7 +183,8 @@ def shape_candidates(text: str, taken: list[tuple[int, int]], sentences: list[tu
                 capitalised_forms.add(text[start:run_end].lower())
             index = last + 1
             continue
-        if word.islower() and len(word) >= 2 and in_usage_cue(text, start, end):
+        # 'his service', 'its API': a pronoun or other function word before a cue is never a name
+        if word.islower() and len(word) >= 2 and word not in STOP_WORDS and in_usage_cue(text, start, end):
             found.append((start, end))
         index += 1
     chosen = {span for span in found}

@@ -95,6 +95,38 @@ def test_the_court_of_one_document_is_not_the_court_of_another():
     assert "Court" in resolved[1].extracted.entities[[e.name for e in resolved[1].extracted.entities].index("Court")].local_names
 
 
+LOCAL_CONGRESS = "The bill went to the Congress in March. The Congress rejected it in April."
+
+
+def test_a_documents_own_body_leaves_the_name_free_for_other_documents():
+    # The first note's 'the Congress' is that note's own body: no page of the graph is known by
+    # 'congress' because of it, so the two notes that name Congress outright share one page.
+    resolved = _resolve(LOCAL_CONGRESS, "Congress passed the budget on Friday after a long debate.",
+                        "Congress will debate the tariff next week, the senators said.")
+    assert "Congress" in next(e for e in resolved[0].extracted.entities if e.name == "Congress").local_names
+    assert _page_of(resolved, 1, "Congress") == _page_of(resolved, 2, "Congress") != _page_of(resolved, 0, "Congress")
+    local_resolution = next(r for r in resolved[0].resolutions if r.title == "Congress")
+    assert local_resolution.name_keys == []  # the graph will not know the page by 'congress' either
+
+
+def test_the_model_s_cut_short_organisation_name_keeps_its_first_word():
+    # en_core_web_sm reads only 'Congress' here; alone it would stand for every congress.
+    extracted = _extract("The results were presented at the 2nd XoveTIC Congress, A Coruña, Spain, in September 2019.")
+    assert "XoveTIC Congress" in _names(extracted)
+    extracted = _extract("Yesterday Congress passed the budget.")  # a sentence's everyday first word is no part of it
+    assert "Yesterday Congress" not in _names(extracted)
+
+
+def test_your_honor_of_one_hearing_is_not_the_judge_of_another():
+    from pipeline.names import is_titles_only
+
+    assert is_titles_only("Your Honor") and is_titles_only("His Grace")
+    assert not is_titles_only("Grace") and not is_titles_only("Grace Hopper")  # a given name alone
+    resolved = _resolve("Thank you, Your Honor. The witness was at home that night.",
+                        "Your Honor, the defence rests. We ask for an acquittal.")
+    assert _page_of(resolved, 0, "Your Honor") != _page_of(resolved, 1, "Your Honor")
+
+
 def test_a_rare_word_after_the_is_a_name_not_a_generic_head():
     from pipeline.names import is_generic_head
 
@@ -172,6 +204,17 @@ def test_a_middle_initial_and_a_nickname_are_one_person_across_documents():
     assert _page_of(resolved, 0, "William J. Ortega") == _page_of(resolved, 1, "Bill Ortega")
     assert _page_of(resolved, 2, "Liz Moreno") == _page_of(resolved, 3, "Elizabeth Moreno")
     assert resolved[1].resolutions[0].method == "name-variant"  # the evidence says how they matched
+
+
+def test_a_person_known_by_a_middle_name_is_one_person():
+    from pipeline.names import same_person_name
+
+    resolved = _resolve("Thomas Woodrow Wilson studied law in Virginia before he turned to politics.",
+                        "Woodrow Wilson signed the act in 1913.")
+    assert _page_of(resolved, 0, "Thomas Woodrow Wilson") == _page_of(resolved, 1, "Woodrow Wilson")
+    # a surname with a particle is no given name: his mother is not him
+    assert not same_person_name(["marie", "l", "enfant"], ["l", "enfant"])
+    assert not same_person_name(["anna", "wilson"], ["thomas", "woodrow", "wilson"])
 
 
 def test_a_lone_surname_before_the_full_name_joins_it():
