@@ -189,6 +189,7 @@ def shape_candidates(text: str, taken: list[tuple[int, int]], sentences: list[tu
         index += 1
     chosen = {span for span in found}
     for start, end, word in words:  # "python" where the document also writes "Python"
-        if word.islower() and word in capitalised_forms and not _overlaps(start, end, taken):
+        # never a function word: 'TO' (Tomás Okonkwo's initials) is no reason to read every 'to'
+        if word.islower() and word in capitalised_forms and word not in STOP_WORDS and not _overlaps(start, end, taken):
             chosen.add((start, end))
     return sorted(chosen)

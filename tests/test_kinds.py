@@ -132,6 +132,13 @@ def test_a_pronoun_before_a_usage_cue_is_no_name():
     assert "his" not in found and "webpack" in found
 
 
+def test_initials_that_spell_a_function_word_do_not_spread_to_it():
+    # seen failing on minutes: 'Tomás Okonkwo (TO)' made every lower-case 'to' a mention of him
+    text = "Attendees: Tomás Okonkwo (TO). TO to open a ticket by Friday, and to close it in May."
+    found = {text[s:e] for s, e in shape_candidates(text, [], [(0, 30), (31, len(text))])}
+    assert "TO" in found and "to" not in found
+
+
 def test_a_common_noun_capitalised_only_by_its_place_does_not_spread_to_its_lower_case_uses():
     text = "Homeopathy is popular. Critics say homeopathy fails. We run Python and install python 3."
     sentences = [(0, 22), (23, 52), (53, len(text))]
