@@ -126,6 +126,7 @@ def resolve_one_at_a_time(paths: list[Path]) -> tuple[list, dict[str, str], dict
     vectors: dict[str, np.ndarray] = {}
     finals: dict[str, str] = {}
     read: dict[str, list] = {}  # slug -> the kind each document read it as
+    together: dict[str, set[str]] = {}  # slug -> the pages named in the same documents (pages_named_with)
 
     def lookup(vector, kinds, limit):
         query = np.asarray(vector)
@@ -139,7 +140,8 @@ def resolve_one_at_a_time(paths: list[Path]) -> tuple[list, dict[str, str], dict
         words += len(parsed.text.split())
         started = time.perf_counter()
         extracted = extract_documents([parsed], nlp=nlp, embed=embedder)
-        [document] = resolve_documents(extracted, list(known.values()), settings, embedder, lookup)
+        [document] = resolve_documents(extracted, list(known.values()), settings, embedder, lookup,
+                                       lambda slug: together.get(slug, set()))
         seconds += time.perf_counter() - started
         read_here: dict[str, object] = {}
         for r in document.resolutions:
@@ -164,6 +166,9 @@ def resolve_one_at_a_time(paths: list[Path]) -> tuple[list, dict[str, str], dict
                 new = kind_by_sources(known[slug].kind, read[slug], settings.page_retype_min_sources)
                 if new is not None:
                     known[slug] = known[slug].model_copy(update={"kind": new})
+        named = {finals.get(r.slug, r.slug) for r in document.resolutions if r.kind.value != "you"}
+        for slug in named:
+            together.setdefault(slug, set()).update(named - {slug})
         resolved_all.append(document)
     embedder.save()
 

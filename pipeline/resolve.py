@@ -43,6 +43,8 @@ _COMPATIBLE = {
 
 # vector_candidates(embedding, kinds, k) -> [(slug, title, kind, cosine score)]
 VectorLookup = Callable[[list[float], list[PageKind], int], list[tuple[str, str, PageKind, float]]]
+# pages_named_with(slug) -> the slugs of the pages named in the same stored documents as this one
+NeighbourLookup = Callable[[str], set[str]]
 
 
 # The kinds the language model assigns (and can get wrong); `you` and focus pages come from rules.
@@ -61,15 +63,18 @@ class PageIndex:
     by_name: dict[str, list[str]] = field(default_factory=dict)  # name key -> slugs
     by_title: dict[PageKind, dict[str, str]] = field(default_factory=dict)  # kind -> title key -> slug
 
+    stored: set[str] = field(default_factory=set)  # slugs of the pages already in the graph
     stored_words: dict[str, set[str]] = field(default_factory=dict)  # name word -> slugs of stored pages
     by_surname: dict[str, set[str]] = field(default_factory=dict)  # last word of a person's full title -> slugs
     by_initials: dict[str, set[str]] = field(default_factory=dict)  # initials of an organisation's title -> slugs
+    by_given: dict[str, set[str]] = field(default_factory=dict)  # first word of a person's title -> slugs
 
     @classmethod
     def build(cls, known: list[KnownPage]) -> PageIndex:
         index = cls()
         for page in known:
             index.add(page)
+            index.stored.add(page.slug)
             for word in {w for key in [normalise_name(page.title), *page.name_keys] for w in key.split()}:
                 index.stored_words.setdefault(word, set()).add(page.slug)
         return index
@@ -93,6 +98,8 @@ class PageIndex:
         words = names.name_key(page.title, page.kind is PageKind.PERSON).split()
         if page.kind is PageKind.PERSON and len(words) >= 2:
             self.by_surname.setdefault(words[-1], set()).add(page.slug)
+        if page.kind is PageKind.PERSON and words:
+            self.by_given.setdefault(words[0], set()).add(page.slug)
         if page.kind is PageKind.ORGANISATION and len(words) >= 2:
             self.by_initials.setdefault(names.initials_of(words), set()).add(page.slug)
 
@@ -104,6 +111,21 @@ class PageIndex:
             and names.same_person_name(names.name_key(self.pages[slug].title, True).split(), words)
         ]
         return fits[0] if len(fits) == 1 else None
+
+    def only_person_called(self, given: str, besides: str) -> str | None:
+        """The one person page other than `besides` whose name starts with this given name ('Maya'
+        -> 'Maya Lindqvist'); None when two people (or a page of that one word) share it. Nicknames
+        are not enough here: 'Cathy' alone may be any Catherine."""
+        if len(given) < 2:
+            return None  # an initial is no given name
+        fits = {slug for slug in self.by_given.get(given, ())
+                if slug != besides and slug in self.pages and self.pages[slug].kind is PageKind.PERSON}
+        if len(fits) != 1:
+            return None
+        slug = next(iter(fits))
+        words = names.name_key(self.pages[slug].title, True).split()
+        # 'Elizabeth' is not 'Elizabeth II': a numbered name is a ruler's own
+        return slug if len(words) >= 2 and not names.is_regnal_number(words[-1].upper()) else None
 
     def acronym_of(self, acronym: str) -> str | None:
         """The one organisation page whose title has these initials ('NOAA')."""
@@ -435,6 +457,54 @@ def _name_part_merges(entity: DocumentEntity, slug: str, pages: PageIndex) -> li
     return merges
 
 
+def _join_given_names(
+    doc: ExtractedDocument,
+    resolutions: list[EntityResolution],
+    pages: PageIndex,
+    named_with: dict[str, set[str]],
+    neighbours_of: NeighbourLookup | None,
+) -> list[EntityResolution]:
+    """A first name alone that became a page of its own ('Maya walked through the plan') is the one
+    person the graph knows in full by that first name ('Maya Lindqvist'), when the document also
+    names something that person was named with before (a colleague, a project, a tool).
+
+    Notes call colleagues by their first name; a biography's 'Eve' is not the linguist Eve Sweetser
+    of another text, and nothing around it says so. Other lone first names of the same document
+    count as their candidates ('Maya' and 'Tomás' in one email, named together before).
+    """
+    candidates: dict[int, str] = {}
+    for position, resolution in enumerate(resolutions):
+        entity = doc.entities[resolution.entity]
+        words = names.name_key(entity.name, True).split()
+        if (resolution.method != "new" or entity.kind is not PageKind.PERSON or len(words) != 1 or _is_local(entity)
+                or any(names.has_title(n) for n in (entity.name, *entity.aliases))):  # 'Justice Thomas' is a surname
+            continue
+        slug = pages.only_person_called(words[0], besides=resolution.slug)
+        if slug:
+            candidates[position] = slug
+    if not candidates:
+        return resolutions
+    around = {r.slug for r in resolutions if r.method != "new"} | set(candidates.values())
+    result = list(resolutions)
+    for position, slug in candidates.items():
+        known_with = named_with.get(slug, set()) | (neighbours_of(slug) if neighbours_of and slug in pages.stored else set())
+        shared = sorted((around - {slug}) & known_with)
+        if not shared:
+            continue
+        resolution = resolutions[position]
+        entity = doc.entities[resolution.entity]
+        pages.fold(resolution.slug, slug)
+        page = pages.pages[slug]
+        result[position] = resolution.model_copy(update={
+            "slug": slug, "title": page.title, "kind": page.kind, "method": "name-variant", "embedding": None,
+            "new_alias": entity.name,
+            "evidence": f"{entity.name!r} is the given name of {page.title!r}, the only person of that name, "
+                        f"and the document also names {pages.pages[shared[0]].title if shared[0] in pages.pages else shared[0]!r}, "
+                        f"named with them before",
+        })
+    return result
+
+
 def _focus_slug(title: str | None, pages: PageIndex, taken: set[str]) -> str | None:
     """The focus page of this title: the existing one, or a new slug no other page has."""
     if not title:
@@ -455,12 +525,14 @@ def resolve_documents(
     settings: Settings,
     embed: Callable[[list[str]], list[list[float]]],
     vector_lookup: VectorLookup | None = None,
+    neighbours_of: NeighbourLookup | None = None,
 ) -> list[ResolvedDocument]:
-    """Resolve every entity of every document; pure apart from the two callbacks it is given."""
+    """Resolve every entity of every document; pure apart from the callbacks it is given."""
     if settings.gazetteer:  # names the graph and the batch know, found where the model missed them
         documents = recognise_known_names(documents, known, settings, embed)
     pages = PageIndex.build(known)
     taken = set(pages.pages)
+    named_with: dict[str, set[str]] = {}  # slug -> the pages this batch's documents named with it
 
     results = []
     for doc in documents:
@@ -493,7 +565,12 @@ def resolve_documents(
                 pages.add_names(resolution.slug, keys)
                 resolution = resolution.model_copy(update={"name_keys": keys})
             resolutions.append(resolution)
-        review = [p for p in review if p.slug and p.slug != p.other_slug]
+        if settings.given_name_joins_only_person:
+            resolutions = _join_given_names(doc, resolutions, pages, named_with, neighbours_of)
+        slugs = {r.slug for r in resolutions if r.method != "you"}
+        for slug in slugs:
+            named_with.setdefault(slug, set()).update(slugs - {slug})
+        review = [p for p in review if p.slug and p.slug != p.other_slug and p.slug in pages.pages]
         results.append(
             ResolvedDocument(
                 extracted=doc,

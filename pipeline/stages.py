@@ -25,7 +25,7 @@ from graph_schema import db
 from graph_schema.embedding import embed_texts
 from graph_schema.kinds import PageKind, SourceKind, SourceStatus
 from graph_schema.models import ExtractedDocument, KnownPage, MergeOutcome, ParsedDocument, ResolvedDocument
-from graph_schema.queries.documents import known_pages, source_states
+from graph_schema.queries.documents import known_pages, pages_named_with, source_states
 from graph_schema.queries.owners import graph_version, lock_graph
 from graph_schema.queries.search import vector_candidates
 from graph_schema.settings import Settings, get_settings
@@ -110,7 +110,10 @@ def resolve_entities(
     def lookup(vector: list[float], kinds: list[PageKind], limit: int):
         return db.read(driver, vector_candidates, owner, vector, kinds, limit)
 
-    resolved = resolve_documents(extracted, known, settings, embed_texts, lookup)
+    def named_with(slug: str) -> set[str]:
+        return db.read(driver, pages_named_with, owner, slug, settings.given_name_max_neighbours)
+
+    resolved = resolve_documents(extracted, known, settings, embed_texts, lookup, named_with)
     return [r.model_copy(update={"graph_version": version}) for r in resolved]
 
 
@@ -173,4 +176,7 @@ def _resolve_again(
     def lookup(vector: list[float], kinds: list[PageKind], limit: int):
         return vector_candidates(tx, owner, vector, kinds, limit)
 
-    return resolve_documents(extracted, known_pages(tx, owner), settings, embed_texts, lookup)
+    def named_with(slug: str) -> set[str]:
+        return pages_named_with(tx, owner, slug, settings.given_name_max_neighbours)
+
+    return resolve_documents(extracted, known_pages(tx, owner), settings, embed_texts, lookup, named_with)

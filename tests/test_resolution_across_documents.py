@@ -88,3 +88,21 @@ def test_a_documents_own_body_is_no_name_for_later_documents(graph):
     keys = graph["db"].read(graph["driver"], lambda tx: tx.run(
         "MATCH (p:Page {owner: $owner, slug: $slug}) RETURN p.name_keys AS keys", owner=graph["owner"], slug=local).single()["keys"])
     assert keys == ["tallinn city congress"]
+
+
+def test_a_first_name_alone_is_the_colleague_named_with_the_same_people(graph):
+    # Notes call colleagues by their first name. In a later note 'Maya' and 'Tomás' are the Maya and
+    # Tomás of the first one: the only people of those names, named together before. 'Jonas' in
+    # a note naming nothing he was named with stays a page of its own (a biography's 'Eve' is not
+    # the linguist Eve Sweetser of another text).
+    ingest_paths([write(graph["upload"], "kickoff.md",
+                        "Attendees: Maya Lindqvist, Tomás Okonkwo, Jonas Weber\n\n"
+                        "Maya Lindqvist and Tomás Okonkwo reviewed the migration plan with Jonas Weber.\n")])
+    ingest_paths([write(graph["upload"], "weekly.md",
+                        "On Friday Maya walked through the migration plan, and Tomás asked about the cutover date.\n")])
+    ingest_paths([write(graph["upload"], "train.md", "Jonas read a novel on the train to Bergen.\n")])
+    people = slugs_with_kind(graph, "person")
+    assert {"maya", "tomas"}.isdisjoint(people), people
+    assert any("walked through the migration plan" in f.text for f in page(graph, "maya-lindqvist").facts)
+    assert any("asked about the cutover date" in f.text for f in page(graph, "tomas-okonkwo").facts)
+    assert "jonas" in people and not any("novel" in f.text for f in page(graph, "jonas-weber").facts)

@@ -35,6 +35,15 @@ RETURN p.slug AS slug, p.title AS title, p.kind AS kind, coalesce(p.name_keys, [
        p.kind_set_at IS NOT NULL AS kind_by_hand
 """
 
+# The pages named in the same documents as one page (evidence that a lone first name in a new
+# note is that person: the note names someone or something they were named with before).
+PAGES_NAMED_WITH = """
+MATCH (p:Page {owner: $owner, slug: $slug})<-[:MENTIONS]-(s:Source {owner: $owner})-[:MENTIONS]->(q:Page)
+WHERE q <> p
+WITH DISTINCT q.slug AS slug LIMIT $limit
+RETURN collect(slug) AS slugs
+"""
+
 PAGE_KINDS = """
 UNWIND $slugs AS slug
 MATCH (p:Page {owner: $owner, slug: slug})
@@ -365,6 +374,11 @@ def known_pages(tx: neo4j.ManagedTransaction, owner: str) -> list[KnownPage]:
                   kind_by_hand=r["kind_by_hand"])
         for r in tx.run(KNOWN_PAGES, owner=owner)
     ]
+
+
+def pages_named_with(tx: neo4j.ManagedTransaction, owner: str, slug: str, limit: int) -> set[str]:
+    """Slugs of at most `limit` pages named in the same sources as `slug`."""
+    return set(tx.run(PAGES_NAMED_WITH, owner=owner, slug=slug, limit=limit).single()["slugs"])
 
 
 def page_kinds(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str]) -> dict[str, PageKind]:
