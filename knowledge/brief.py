@@ -1,10 +1,10 @@
 """The brief: a few plain paragraphs about the person, written from their graph without any model.
 
-What it says, in reading order: who you are; what arrived since the previous brief; each active
-focus area, most recently active first, with what it is, its latest decisions (dated) and what is
-open (actions with owner and due date, open questions); and who and what matters lately, each with
-why in a few words taken from the facts. Every statement is a `BriefLine` carrying the pages and
-documents it rests on.
+What it says, in reading order: who you are; what arrived since the previous brief (the first
+brief says what is there); each active focus area, most recently active first, with what it is,
+its latest decisions (dated) and what is open (actions with owner and due date, open questions);
+and who and what matters lately, each with why in a few words taken from the facts. Every
+statement is a `BriefLine` carrying the pages and documents it rests on.
 
 The brief is packed into `brief_token_budget` tokens (estimated like compile's, characters /
 `chars_per_token`): statements are taken by importance (who you are, then every focus area's
@@ -203,7 +203,8 @@ def _candidates(material: dict, settings: Settings) -> list[_Candidate]:
 
     # Open items a later report of work done closes: shown as closed, counted among what changed.
     closing = _closing_reports(material, settings)
-    changed = _changed_line(material.get("changed"), list(closing.values()), material.get("since"))
+    changed = _changed_line(material.get("changed"), list(closing.values()), material.get("since"),
+                            material.get("first", False))
     if changed is not None:
         add(_RANK_FOCUS, changed, "what changed")
 
@@ -295,22 +296,40 @@ def _closed_line(item: dict, report: dict, line_chars: int) -> BriefLine:
                      documents=sorted(set(item["documents"]) | set(report["documents"])))
 
 
-def _changed_line(changed: dict | None, closed: list[dict], since: datetime | None) -> BriefLine | None:
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' if count != 1 else ''}"
+
+
+def _first_line(changed: dict, closed: list[dict]) -> BriefLine:
+    """'First brief: 4 documents, 3 decisions, 5 open items and 1 item closed.' There is no earlier
+    brief to compare with, so the first one says what the graph starts from."""
+    parts = [_plural(len(changed["keys"]), "document"), _plural(changed["decisions"], "decision"),
+             _plural(changed["open_items"], "open item")]
+    if closed:
+        parts.append(f"{_plural(len(closed), 'item')} closed")
+    return BriefLine(section="changed", text=f"First brief: {', '.join(parts[:-1])} and {parts[-1]}.",
+                     documents=sorted(changed["keys"]))
+
+
+def _changed_line(changed: dict | None, closed: list[dict], since: datetime | None,
+                  first: bool = False) -> BriefLine | None:
     """'Since the last brief: 1 new source (…); 1 new decision; 1 item closed.'"""
     if not changed:
         return None
+    if first:
+        return _first_line(changed, closed)
     newly_closed = [r for r in closed if since is None or (r["first_seen"] and r["first_seen"] > since)]
     parts = []
     if changed["keys"]:
         keys = changed["keys"]
         shown = ", ".join(keys[:3]) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
-        parts.append(f"{len(keys)} new source{'s' if len(keys) != 1 else ''} ({shown})")
+        parts.append(f"{_plural(len(keys), 'new source')} ({shown})")
     if changed["decisions"]:
-        parts.append(f"{changed['decisions']} new decision{'s' if changed['decisions'] != 1 else ''}")
+        parts.append(_plural(changed["decisions"], "new decision"))
     if changed["open_items"]:
-        parts.append(f"{changed['open_items']} new open item{'s' if changed['open_items'] != 1 else ''}")
+        parts.append(_plural(changed["open_items"], "new open item"))
     if newly_closed:
-        parts.append(f"{len(newly_closed)} item{'s' if len(newly_closed) != 1 else ''} closed")
+        parts.append(f"{_plural(len(newly_closed), 'item')} closed")
     if not parts:
         return None
     documents = sorted(set(changed["keys"]) | {d for r in newly_closed for d in r["documents"]})
@@ -425,7 +444,7 @@ def rebuild_brief(driver: neo4j.Driver, owner: str) -> BriefView:
     settings = get_settings()
     _, previous = db.read(driver, load_brief, owner)
     since = previous.built_at if previous else None
-    material = db.read(driver, brief_material, owner, settings, None, since)
+    material = db.read(driver, brief_material, owner, settings, None, since, first=previous is None)
     brief = render_brief(material, settings)
     return db.write(driver, store_brief, owner, brief).model_copy(update={"cached": False})
 
