@@ -12,9 +12,10 @@ heading, then each area's newest decision and open item, then the people and thi
 then the rest) and written in reading order; what did not fit is said at the end and listed in
 `omitted`.
 
-An action or question that a later report of work done matches ("Daniel will share the volumes",
-then "Daniel sent the shipping volumes") is shown as closed, not as open, and counted among what
-changed since the last brief.
+An action or question that a later report of work done matches, by shared words ("Daniel will
+share the volumes", then "Daniel sent the shipping volumes") or by meaning (their sentences'
+embeddings at least `closing_min_similarity` alike), is shown as closed, not as open, and counted
+among what changed since the last brief.
 
 `current_brief` returns the cached brief when the graph has not changed since it was written,
 and rebuilds (and caches) it otherwise.
@@ -27,8 +28,10 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 import neo4j
+import numpy as np
 
 from graph_schema import db
+from graph_schema.embedding import embed_texts
 from graph_schema.kinds import FactKind, PageKind
 from graph_schema.models import BriefLine, BriefView, FocusStatus, PageRef
 from graph_schema.queries.brief import brief_material, load_brief, store_brief
@@ -111,11 +114,20 @@ def _content_words(text: str, names: set[str]) -> set[str]:
     return {w[:-1] if w.endswith("s") and not w.endswith("ss") else w for w in words - _COMMON - names}
 
 
-def closing_report(item: dict, reports: list[dict], min_overlap: int) -> dict | None:
+def _similar(item: dict, report: dict, vectors: dict[str, np.ndarray], min_similarity: float) -> bool:
+    """Whether the two sentences say much the same (unit vectors: the dot product is the cosine)."""
+    a, b = vectors.get(item["id"]), vectors.get(report["id"])
+    return a is not None and b is not None and float(np.dot(a, b)) >= min_similarity
+
+
+def closing_report(item: dict, reports: list[dict], min_overlap: int,
+                   vectors: dict[str, np.ndarray] | None = None, min_similarity: float = 2.0) -> dict | None:
     """The report of work done that closes an open item: no older than the item (later in the
     same document), sharing at least `min_overlap` content words, a page both are about counting
     as one word ('Daniel will share the 2025 shipping volumes' / 'Daniel Okafor sent the shipping
-    volumes' share 'shipping', 'volumes' and Daniel's page)."""
+    volumes' share 'shipping', 'volumes' and Daniel's page), or saying the same in other words: their
+    sentences' `vectors` at least `min_similarity` alike ('Marta will get the insurance quote' /
+    'Marta has shared the quote from the insurer')."""
     item_pages = {p["slug"] for p in item["about"] if p["kind"] != PageKind.FOCUS.value}
     names = {w for p in item["about"] for w in _WORD.findall(p["title"].lower())}
     words = _content_words(item["text"], names)
@@ -132,7 +144,7 @@ def closing_report(item: dict, reports: list[dict], min_overlap: int) -> dict | 
         shared_page = bool(item_pages & {p["slug"] for p in report["about"]})
         report_names = names | {w for p in report["about"] for w in _WORD.findall(p["title"].lower())}
         overlap = len(words & _content_words(report["text"], report_names)) + int(shared_page)
-        if overlap >= min_overlap:
+        if overlap >= min_overlap or _similar(item, report, vectors or {}, min_similarity):
             return report
     return None
 
@@ -253,11 +265,23 @@ def _candidates(material: dict, settings: Settings) -> list[_Candidate]:
     return out
 
 
+def _fact_vectors(items: list[dict], reports: list[dict], settings: Settings) -> dict[str, np.ndarray]:
+    """{fact id: its sentence embedded}, for closing an open item by meaning (one batch; none when
+    there is nothing to compare or closing by meaning is off)."""
+    if not items or not reports or settings.closing_min_similarity > 1:
+        return {}
+    texts = {f["id"]: f["text"] for f in (*items, *reports)}
+    return dict(zip(texts, np.asarray(embed_texts(list(texts.values()))), strict=True))
+
+
 def _closing_reports(material: dict, settings: Settings) -> dict[str, dict]:
     """{open item's fact id: the later report of work done that closes it}."""
-    return {fact["id"]: report for focus in material["focus"] for fact in focus["typed"]
-            if fact["kind"] != FactKind.DECISION.value
-            for report in [closing_report(fact, material.get("reports", []), settings.closing_min_overlap)] if report}
+    items = [f for focus in material["focus"] for f in focus["typed"] if f["kind"] != FactKind.DECISION.value]
+    reports = material.get("reports", [])
+    vectors = _fact_vectors(items, reports, settings)
+    return {fact["id"]: report for fact in items
+            for report in [closing_report(fact, reports, settings.closing_min_overlap, vectors,
+                                          settings.closing_min_similarity)] if report}
 
 
 def _typed_by_kind(focus: dict) -> dict[FactKind, list[dict]]:
