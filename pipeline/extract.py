@@ -521,15 +521,11 @@ def build_extracted(
     raw_entities: list[tuple[int, int, PageKind]],
     sentences: list[tuple[int, int]],
     first_person: list[tuple[int, int]],
-    countable: frozenset[str] | None = None,
 ) -> ExtractedDocument:
-    """Entities, coreference and facts of one document from spaCy's raw spans (absolute offsets).
-
-    `countable`: acronyms used as common nouns ("an API", "APIs") in this document or the others read
-    with it (by default this document's own); they name nothing here, whatever spaCy reads them as.
-    """
+    """Entities, coreference and facts of one document from spaCy's raw spans (absolute offsets)."""
     text = parsed.text
-    countable = frozenset(names.countable_acronyms(text)) if countable is None else countable
+    # acronyms this document uses as common nouns ("an API", "APIs") name nothing in it, whatever spaCy reads
+    countable = names.countable_acronyms(text)
     header = read_header(text)
     notes = read_meeting_notes(text)  # attendee lists, tables and speaker labels, read by rule
     # a header's field names ('Post-History:', 'Python-Version:') are labels, never names of things
@@ -676,12 +672,9 @@ def extract_documents(
     other_names: dict[int, list[tuple[int, int]]] = defaultdict(list)
     built: dict[int, ExtractedDocument] = {}
     embedder = _ContextEmbedder(embed, settings.embed_batch_size) if embed else None
-    # One person's documents read together: 'the BDFL' here is the common noun 'a BDFL' was there.
-    countable = frozenset().union(*(names.countable_acronyms(documents[i].text) for i in todo))
 
     def complete(i: int) -> None:
-        built[i] = build_extracted(documents[i], raw.pop(i, []), sentences.pop(i, []), first_person.pop(i, []),
-                                   countable)
+        built[i] = build_extracted(documents[i], raw.pop(i, []), sentences.pop(i, []), first_person.pop(i, []))
         built[i].other_names = other_names.pop(i, [])
         if embedder:
             embedder.add(built[i])
