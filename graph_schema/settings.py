@@ -126,6 +126,7 @@ class Settings(BaseSettings):
     brief_line_chars: int = Field(default=220, description="A sentence quoted in the brief is cut to this many characters.")
     brief_max_done_reports: int = Field(default=200, description="The brief checks open items against at most this many of the newest reports of work done ('X is done', 'sent the …').")
     closing_min_overlap: int = Field(default=3, description="A report of work done closes an open item when they share this many content words (a page both are about counts as one).")
+    closing_min_similarity: float = Field(default=0.6, description="A report of work done also closes an open item it shares fewer words with when their sentences' embeddings (all-MiniLM-L6-v2, cosine) are at least this similar ('will get the insurance quote' / 'has shared the quote from the insurer' 0.75; the same person sending other minutes 0.50). Above 1 closes by shared words only.")
     get_page_max_facts: int = 200
     status_problems_shown: int = Field(default=20, description="`subtext status` lists at most this many failed or truncated documents per person.")
     status_runs_shown: int = Field(default=5, description="`subtext status` lists this many of the latest Dagster runs.")

@@ -1,10 +1,10 @@
 """The brief: a few plain paragraphs about the person, written from their graph without any model.
 
-What it says, in reading order: who you are; what arrived since the previous brief; each active
-focus area, most recently active first, with what it is, its latest decisions (dated) and what is
-open (actions with owner and due date, open questions); and who and what matters lately, each with
-why in a few words taken from the facts. Every statement is a `BriefLine` carrying the pages and
-documents it rests on.
+What it says, in reading order: who you are; what arrived since the previous brief (the first
+brief says what is there); each active focus area, most recently active first, with what it is,
+its latest decisions (dated) and what is open (actions with owner and due date, open questions);
+and who and what matters lately, each with why in a few words taken from the facts. Every
+statement is a `BriefLine` carrying the pages and documents it rests on.
 
 The brief is packed into `brief_token_budget` tokens (estimated like compile's, characters /
 `chars_per_token`): statements are taken by importance (who you are, then every focus area's
@@ -12,9 +12,10 @@ heading, then each area's newest decision and open item, then the people and thi
 then the rest) and written in reading order; what did not fit is said at the end and listed in
 `omitted`.
 
-An action or question that a later report of work done matches ("Daniel will share the volumes",
-then "Daniel sent the shipping volumes") is shown as closed, not as open, and counted among what
-changed since the last brief.
+An action or question that a later report of work done matches, by shared words ("Daniel will
+share the volumes", then "Daniel sent the shipping volumes") or by meaning (their sentences'
+embeddings at least `closing_min_similarity` alike), is shown as closed, not as open, and counted
+among what changed since the last brief.
 
 `current_brief` returns the cached brief when the graph has not changed since it was written,
 and rebuilds (and caches) it otherwise.
@@ -27,8 +28,10 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 import neo4j
+import numpy as np
 
 from graph_schema import db
+from graph_schema.embedding import embed_texts
 from graph_schema.kinds import FactKind, PageKind
 from graph_schema.models import BriefLine, BriefView, FocusStatus, PageRef
 from graph_schema.queries.brief import brief_material, load_brief, store_brief
@@ -111,11 +114,20 @@ def _content_words(text: str, names: set[str]) -> set[str]:
     return {w[:-1] if w.endswith("s") and not w.endswith("ss") else w for w in words - _COMMON - names}
 
 
-def closing_report(item: dict, reports: list[dict], min_overlap: int) -> dict | None:
+def _similar(item: dict, report: dict, vectors: dict[str, np.ndarray], min_similarity: float) -> bool:
+    """Whether the two sentences say much the same (unit vectors: the dot product is the cosine)."""
+    a, b = vectors.get(item["id"]), vectors.get(report["id"])
+    return a is not None and b is not None and float(np.dot(a, b)) >= min_similarity
+
+
+def closing_report(item: dict, reports: list[dict], min_overlap: int,
+                   vectors: dict[str, np.ndarray] | None = None, min_similarity: float = 2.0) -> dict | None:
     """The report of work done that closes an open item: no older than the item (later in the
     same document), sharing at least `min_overlap` content words, a page both are about counting
     as one word ('Daniel will share the 2025 shipping volumes' / 'Daniel Okafor sent the shipping
-    volumes' share 'shipping', 'volumes' and Daniel's page)."""
+    volumes' share 'shipping', 'volumes' and Daniel's page), or saying the same in other words: their
+    sentences' `vectors` at least `min_similarity` alike ('Marta will get the insurance quote' /
+    'Marta has shared the quote from the insurer')."""
     item_pages = {p["slug"] for p in item["about"] if p["kind"] != PageKind.FOCUS.value}
     names = {w for p in item["about"] for w in _WORD.findall(p["title"].lower())}
     words = _content_words(item["text"], names)
@@ -132,7 +144,7 @@ def closing_report(item: dict, reports: list[dict], min_overlap: int) -> dict | 
         shared_page = bool(item_pages & {p["slug"] for p in report["about"]})
         report_names = names | {w for p in report["about"] for w in _WORD.findall(p["title"].lower())}
         overlap = len(words & _content_words(report["text"], report_names)) + int(shared_page)
-        if overlap >= min_overlap:
+        if overlap >= min_overlap or _similar(item, report, vectors or {}, min_similarity):
             return report
     return None
 
@@ -203,7 +215,8 @@ def _candidates(material: dict, settings: Settings) -> list[_Candidate]:
 
     # Open items a later report of work done closes: shown as closed, counted among what changed.
     closing = _closing_reports(material, settings)
-    changed = _changed_line(material.get("changed"), list(closing.values()), material.get("since"))
+    changed = _changed_line(material.get("changed"), list(closing.values()), material.get("since"),
+                            material.get("first", False))
     if changed is not None:
         add(_RANK_FOCUS, changed, "what changed")
 
@@ -252,11 +265,23 @@ def _candidates(material: dict, settings: Settings) -> list[_Candidate]:
     return out
 
 
+def _fact_vectors(items: list[dict], reports: list[dict], settings: Settings) -> dict[str, np.ndarray]:
+    """{fact id: its sentence embedded}, for closing an open item by meaning (one batch; none when
+    there is nothing to compare or closing by meaning is off)."""
+    if not items or not reports or settings.closing_min_similarity > 1:
+        return {}
+    texts = {f["id"]: f["text"] for f in (*items, *reports)}
+    return dict(zip(texts, np.asarray(embed_texts(list(texts.values()))), strict=True))
+
+
 def _closing_reports(material: dict, settings: Settings) -> dict[str, dict]:
     """{open item's fact id: the later report of work done that closes it}."""
-    return {fact["id"]: report for focus in material["focus"] for fact in focus["typed"]
-            if fact["kind"] != FactKind.DECISION.value
-            for report in [closing_report(fact, material.get("reports", []), settings.closing_min_overlap)] if report}
+    items = [f for focus in material["focus"] for f in focus["typed"] if f["kind"] != FactKind.DECISION.value]
+    reports = material.get("reports", [])
+    vectors = _fact_vectors(items, reports, settings)
+    return {fact["id"]: report for fact in items
+            for report in [closing_report(fact, reports, settings.closing_min_overlap, vectors,
+                                          settings.closing_min_similarity)] if report}
 
 
 def _typed_by_kind(focus: dict) -> dict[FactKind, list[dict]]:
@@ -295,22 +320,40 @@ def _closed_line(item: dict, report: dict, line_chars: int) -> BriefLine:
                      documents=sorted(set(item["documents"]) | set(report["documents"])))
 
 
-def _changed_line(changed: dict | None, closed: list[dict], since: datetime | None) -> BriefLine | None:
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' if count != 1 else ''}"
+
+
+def _first_line(changed: dict, closed: list[dict]) -> BriefLine:
+    """'First brief: 4 documents, 3 decisions, 5 open items and 1 item closed.' There is no earlier
+    brief to compare with, so the first one says what the graph starts from."""
+    parts = [_plural(len(changed["keys"]), "document"), _plural(changed["decisions"], "decision"),
+             _plural(changed["open_items"], "open item")]
+    if closed:
+        parts.append(f"{_plural(len(closed), 'item')} closed")
+    return BriefLine(section="changed", text=f"First brief: {', '.join(parts[:-1])} and {parts[-1]}.",
+                     documents=sorted(changed["keys"]))
+
+
+def _changed_line(changed: dict | None, closed: list[dict], since: datetime | None,
+                  first: bool = False) -> BriefLine | None:
     """'Since the last brief: 1 new source (…); 1 new decision; 1 item closed.'"""
     if not changed:
         return None
+    if first:
+        return _first_line(changed, closed)
     newly_closed = [r for r in closed if since is None or (r["first_seen"] and r["first_seen"] > since)]
     parts = []
     if changed["keys"]:
         keys = changed["keys"]
         shown = ", ".join(keys[:3]) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
-        parts.append(f"{len(keys)} new source{'s' if len(keys) != 1 else ''} ({shown})")
+        parts.append(f"{_plural(len(keys), 'new source')} ({shown})")
     if changed["decisions"]:
-        parts.append(f"{changed['decisions']} new decision{'s' if changed['decisions'] != 1 else ''}")
+        parts.append(_plural(changed["decisions"], "new decision"))
     if changed["open_items"]:
-        parts.append(f"{changed['open_items']} new open item{'s' if changed['open_items'] != 1 else ''}")
+        parts.append(_plural(changed["open_items"], "new open item"))
     if newly_closed:
-        parts.append(f"{len(newly_closed)} item{'s' if len(newly_closed) != 1 else ''} closed")
+        parts.append(f"{_plural(len(newly_closed), 'item')} closed")
     if not parts:
         return None
     documents = sorted(set(changed["keys"]) | {d for r in newly_closed for d in r["documents"]})
@@ -425,7 +468,7 @@ def rebuild_brief(driver: neo4j.Driver, owner: str) -> BriefView:
     settings = get_settings()
     _, previous = db.read(driver, load_brief, owner)
     since = previous.built_at if previous else None
-    material = db.read(driver, brief_material, owner, settings, None, since)
+    material = db.read(driver, brief_material, owner, settings, None, since, first=previous is None)
     brief = render_brief(material, settings)
     return db.write(driver, store_brief, owner, brief).model_copy(update={"cached": False})
 

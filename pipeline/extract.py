@@ -542,15 +542,19 @@ def build_extracted(
 ) -> ExtractedDocument:
     """Entities, coreference and facts of one document from spaCy's raw spans (absolute offsets)."""
     text = parsed.text
+    # acronyms this document uses as common nouns ("an API", "APIs") name nothing in it, whatever spaCy reads
+    countable = names.countable_acronyms(text)
     header = read_header(text)
     notes = read_meeting_notes(text)  # attendee lists, tables and speaker labels, read by rule
     # a header's field names ('Post-History:', 'Python-Version:') are labels, never names of things
     ruled = header.person_fields + notes.ruled + resolved_label_spans(text, notes) + non_name_spans(text)
-    raw_entities = [r for r in raw_entities if not _overlaps_any(r[0], r[1], ruled)]
+    raw_entities = [r for r in raw_entities if not _overlaps_any(r[0], r[1], ruled)
+                    and not names.is_countable_acronym(text[r[0]:r[1]], countable)]
     raw_entities = _refine_spans(text, raw_entities)
     people = sorted(set(header.people) | set(notes.people))
     groups = _group_mentions(text, raw_entities, people)
-    _add_candidates(text, groups, shape_candidates(text, [r[:2] for r in raw_entities] + ruled, sentences))
+    candidates = shape_candidates(text, [r[:2] for r in raw_entities] + ruled, sentences)
+    _add_candidates(text, groups, [c for c in candidates if not names.is_countable_acronym(text[c[0]:c[1]], countable)])
     _merge_person_variants(groups)
     _merge_short_person_names(groups, text)
     attach_labels(text, notes, groups, _Group)

@@ -13,6 +13,11 @@ No model: cue words and the shape of the sentence, in this order (the first that
 7. a due date with a word of obligation ("wants a deck by Friday") is an action without an owner;
 8. anything else is a statement.
 
+From rule 3 on, the cues are looked for only in what the sentence states: a condition ("once the
+council has approved the plan", "if approved"), what a generic reader must or should do ("you must
+first decide whether…") and an instruction to decide ("Decide whether…") are blanked out first, so a
+template or a guide gives no decisions or open questions of the person's work (`stated_part`).
+
 A statement or decision may also report work finished ("Daniel sent the volumes", "the review is
 done", "closed", "resolved"): it is marked `done`, and the brief shows an open item it matches as
 closed (knowledge.brief).
@@ -115,6 +120,41 @@ _DECISION = re.compile(rf"\b(?:{_DECISION_WORDS})\b", re.IGNORECASE)
 _POSSIBLY = re.compile(r"\b(?:will|would|won't|wouldn't|may|might|could|can|cannot|can't|should|shall|must|to)"
                        r"(?:\s+not)?\s+(?:get|be)\s+(?:\w+ly\s+)?$", re.IGNORECASE)
 _CONDITION = re.compile(r"^\W*(?:if|unless|whenever|in\s+case)\b", re.IGNORECASE)
+# Clauses that state no decision and ask nothing of the person's work, whatever decision or open word
+# they hold (masked before those words are looked for):
+# - a condition: "if approved by the board", "once the council has approved the plan" (after once/when/
+#   after/as soon as only with a present or perfect verb, or a bare participle: "when the board approved
+#   the budget in March" reports a decision taken);
+_HYPOTHETICAL = re.compile(
+    r"\b(?:if|unless|whenever|in\s+case|provided\s+that)\b[^,;:]*"
+    r"|\b(?:once|when|after|as\s+soon\s+as)\s+(?:(?:[\w'’]+\s+){0,4}?(?:has|have|is|are|am|gets?|becomes?)\b"
+    r"|[\w]+(?:'ve|’ve|'s|’s)\b|(?:[\w'’]+\s+){0,4}?(?:decides?|agrees?|approves?|chooses?|accepts?|rejects?|selects?)\b"
+    r"|\w+ed\b)[^,;:]*",
+    re.IGNORECASE,
+)
+# - what a generic reader ("you") must, should or may do: a template's or a guide's instruction
+#   ("you must first decide whether…", "you should agree on…"); "You agreed on Monday" is not one;
+_TO_READER = re.compile(
+    r"\byou(?:'ll|’ll|'d|’d)?\s+(?:\w+\s+)?(?:must|should|shall|need|needs|have\s+to|will|would|may|might|can|could)\b"
+    r"[^,;:]*|(?<=\byou)(?:'ll|’ll|'d|’d)\s[^,;:]*",
+    re.IGNORECASE,
+)
+# - an instruction to decide, opening the sentence ("Decide whether …", "Choose the template …").
+_TO_DECIDE = re.compile(
+    r"^\W*(?:(?:please|first|now|then)\s+)?(?:decide|agree|approve|choose|select|accept|reject|adopt|settle|"
+    r"determine|sign\s+off)\b[^,;:]*",
+    re.IGNORECASE,
+)
+
+
+def stated_part(text: str) -> str:
+    """The sentence with its conditions and instructions blanked out (same length, so positions hold):
+    what is left is what it states happened or is still open."""
+    for pattern in (_HYPOTHETICAL, _TO_READER, _TO_DECIDE):
+        text = pattern.sub(lambda m: " " * len(m.group(0)), text)
+    return text
+
+
 _DECIDER = re.compile(rf"{_CLAUSE}{_SUBJECT}\s+(?:(?:has|have|had|finally|formally|then|also|all)\s+)*(?:{_DECISION_WORDS})\b")
 _PENDING = re.compile(
     r"\b(?:(?:not|n't|never)\s+(?:yet\s+)?(?:been\s+)?(?:agreed|decided|approved|signed|chosen|settled|finali[sz]ed)"
@@ -229,6 +269,7 @@ def _classify(text: str) -> FactTyping:
         return FactTyping(kind, owner, None if at is None else at + offset, due)
     if _ASKS.search(text):
         return FactTyping(FactKind.QUESTION, due=due)
+    text = stated_part(text)  # "Once you've decided…", "you must first decide whether…": no decision, nothing open
     if _PENDING.search(text):
         return FactTyping(FactKind.QUESTION, due=due)
     if _decides(text):

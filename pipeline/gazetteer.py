@@ -245,7 +245,9 @@ def add_known_mentions(document: ExtractedDocument, gazetteer: Gazetteer, settin
     """The document with every known name it uses as a mention (and its unit as a fact); the new entities."""
     text = document.parsed.text
     held = sorted([*((m.start, m.end) for e in document.entities for m in e.mentions), *document.other_names,
-                   *non_name_spans(text)])  # 'Post-History:' in every PEP header is no mention of a page
+                   *non_name_spans(text),  # 'Post-History:' in every PEP header is no mention of a page
+                   # 'an API', 'the APIs': a page of that name (from an earlier batch) is not what this means
+                   *names.countable_acronym_spans(text, names.countable_acronyms(text))])
     held_starts = [s for s, _ in held]
     reach = list(accumulate((e for _, e in held), max))  # the furthest end of the spans up to each
     found = []

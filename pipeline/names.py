@@ -430,6 +430,38 @@ def is_acronym(surface: str, min_letters: int, max_letters: int) -> bool:
     return letters.isalpha() and letters.isupper() and min_letters <= len(letters) <= max_letters
 
 
+# An acronym used as a countable noun: after "a"/"an" and not qualifying a noun that follows ("an API
+# for…", "a BDFL." but not "a BBC reporter"), or with a plural "s" ("APIs"). Only words that cannot be
+# the noun an acronym qualifies may follow it.
+_AFTER_COUNTABLE = (r"that|which|who|whose|for|to|of|in|on|at|with|from|by|and|or|but|is|was|are|were|can|could|"
+                    r"will|would|should|must|may|might|has|have|had|does|did|as|than|like|into|per")
+_COUNTABLE_ACRONYM = re.compile(
+    rf"\b(?:a|an|A|An)\s+(?P<single>[A-Z][A-Z0-9]+)(?=\s*(?:[^\w\s]|$)|\s+(?:{_AFTER_COUNTABLE})\b)"
+    r"|(?<![\w.-])(?P<plural>[A-Z][A-Z0-9]+)s(?![\w-])"
+)
+
+
+def countable_acronyms(text: str) -> set[str]:
+    """Acronyms the text uses as common nouns ("an API", "the APIs", "a BDFL"): countable things, so
+    no name of a tool, a firm or a person, wherever else the text writes them with "the"."""
+    return {m.group("single") or m.group("plural") for m in _COUNTABLE_ACRONYM.finditer(text)}
+
+
+def is_countable_acronym(surface: str, countable: set[str] | frozenset[str]) -> bool:
+    """'API', 'APIs', 'the API' when 'API' is one of `countable`."""
+    bare = re.sub(r"^(?:the|a|an)\s+", "", surface.strip(), flags=re.IGNORECASE)
+    bare = re.sub(r"(?:'s|’s|s)$", "", bare)
+    return bare in countable
+
+
+def countable_acronym_spans(text: str, countable: set[str] | frozenset[str]) -> list[tuple[int, int]]:
+    """Every place the text writes one of `countable`, singular or plural."""
+    if not countable:
+        return []
+    words = "|".join(re.escape(a) for a in sorted(countable, key=len, reverse=True))
+    return [m.span() for m in re.finditer(rf"(?<![\w.-])(?:{words})s?(?![\w-])", text)]
+
+
 def is_headline(line: str, min_words: int, capital_share: float) -> bool:
     """A line in Title Case or capitals ('Celtics Sign Star Guard'), where capitals say nothing about names."""
     words = [w for w in _WORD.findall(line) if w.lower() not in _SMALL_WORDS]

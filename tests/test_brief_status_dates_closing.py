@@ -165,3 +165,21 @@ def test_headings_and_rules_in_prose_are_no_decisions_or_tasks():
     # ... while a task of someone named, or of "we", stays one.
     text = "We will publish the survey results due 3 October."
     assert [f.kind for f in type_facts([], text, [], [(0, len(text))])] == [FactKind.ACTION]
+
+
+def test_an_open_item_reported_done_in_other_words_is_closed(graph):
+    """Closing by meaning: 'has shared the quote from the insurer' closes 'will get the insurance quote',
+    though they share too few words (seen failing before: it stayed open); another piece of work the
+    same person reports done does not."""
+    write(graph["upload"], "depot/plan.md", "Marta Klein will get the insurance quote for the new warehouse by Friday.\n")
+    ingest_paths([graph["upload"]])
+    write(graph["upload"], "depot/minutes.md", "Marta Klein sent the minutes of the board meeting.\n")
+    ingest_paths([graph["upload"]])
+    assert any("insurance quote" in line.text for line in _lines(_all_of(graph), "action"))
+    write(graph["upload"], "depot/follow-up.md", "Marta Klein has shared the quote from the insurer.\n")
+    ingest_paths([graph["upload"]])
+    everything = _all_of(graph)
+    print(everything.text)
+    assert not [line for line in _lines(everything, "action") if "insurance quote" in line.text]
+    closed = [line for line in _lines(everything, "closed") if "insurance quote" in line.text]
+    assert closed and "depot/follow-up.md" in closed[0].documents and "depot/minutes.md" not in closed[0].documents

@@ -123,3 +123,41 @@ def test_a_decision_is_dated_by_the_date_its_own_sentence_gives():
     assert dated[sentences[1]].stated_on == date(2026, 3, 20)  # its date is a due date, not when it was agreed
     assert dated[sentences[1]].due_on == date(2026, 4, 14)
     assert dated[sentences[2]].stated_on == date(2026, 3, 20)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind"),
+    [
+        # instructions to a generic reader: what anyone following them would do, not the person's work
+        ("Once you've decided which venue suits your team, fill in the booking form below.", S),
+        ("To apply for the grant you must first decide whether your project is a pilot or a full study.", S),
+        ("You should agree on a naming scheme before you create the first folder.", S),
+        # an instruction to decide or choose, and a decision that is only a condition
+        ("Decide whether the workshop runs online before you send the invitations.", S),
+        ("Choose the template that fits your submission.", S),
+        ("Once the council has approved the plan, construction can begin.", S),
+        ("The budget covers two more hires if approved by the board.", S),
+        # ... while decisions that were taken stay decisions, and what someone still has to decide stays open
+        ("When we met on Monday, we decided to move the launch.", D),
+        ("When the board approved the budget in March, hiring started at once.", D),
+        ("You agreed on Monday to keep the old supplier.", D),
+        ("We still have to decide whether the office moves.", Q),
+    ],
+)
+def test_instructions_and_conditions_are_no_decisions_or_open_questions(sentence, kind):
+    assert classify_sentence(sentence).kind is kind
+
+
+def test_a_template_addressed_to_its_reader_gives_no_decisions_or_questions_through_spacy():
+    text = (
+        "# Proposal template\n\n"
+        "To use this template you must first decide whether your proposal is a pilot or a full study.\n\n"
+        "Once you've decided which kind of proposal yours is going to be, follow the directions below.\n\n"
+        "Decide whether the Finance Office needs a copy before you submit it.\n\n"
+        "On 3 May the steering group approved the pilot for the Harbour Trust.\n"
+    )
+    parsed = ParsedDocument(source_id="s", key="template.md", text=text, chunks=chunk_text(text, 1500))
+    facts = extract_documents([parsed])[0].facts
+    kinds = {f.text: f.kind for f in facts}
+    assert [t for t, k in kinds.items() if k in (D, Q)] == [
+        "On 3 May the steering group approved the pilot for the Harbour Trust."], kinds

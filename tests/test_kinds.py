@@ -206,3 +206,23 @@ def test_dropping_a_candidate_keeps_indexes_and_unnamed_decisions_right():
         ("Ada Park and the Wiki.", [0]), ("We agreed to ship in May.", [])
     ]
     assert [(r.subject, r.object) for r in document.relations] == [(0, 1)]
+
+
+def test_an_acronym_used_as_a_countable_noun_is_no_name():
+    """'an API', 'two APIs', 'a BDFL': a common noun written in capitals, not the name of a tool or a body.
+    Seen failing before: 'API' was a tool and 'BDFL' an organisation in a brief's who-matters list."""
+    from graph_schema.models import ParsedDocument
+    from pipeline.parse import chunk_text
+
+    texts = {
+        "design.md": "Marta Klein designed an API for the billing data at Norvik Bank. Two older APIs stay private. "
+                     "Every open project needs a BDFL who settles disputes.\n",
+        "review.md": "The API now serves the Norvik Bank app. The BDFL approved the change on Monday. "
+                     "Later Marta Klein met a BBC reporter and an FBI agent in Brussels about the NATO summit.\n",
+    }
+    parsed = [ParsedDocument(source_id=k, key=k, text=t, chunks=chunk_text(t, 1500)) for k, t in texts.items()]
+    design, review = extract_documents(parsed, embed=embed_texts)
+    assert not {e.name for e in design.entities} & {"API", "APIs", "BDFL"}, design.entities
+    names = {e.name for d in (design, review) for e in d.entities}
+    # an acronym before a noun it qualifies ('a BBC reporter') is still a name
+    assert {"Norvik Bank", "BBC", "FBI", "NATO"} <= names, names

@@ -116,14 +116,15 @@ RETURN f {.id, .text, .first_seen, .stated_on, .position, documents: [s IN froms
 """
 
 # What arrived since the previous brief was built: documents and submissions, and new decisions.
+# With no previous brief ($since null), everything there is: the first brief says what it starts from.
 CHANGED_SINCE = """
 OPTIONAL MATCH (s:Source {owner: $owner, status: 'ingested'})
-WHERE s.ingested_at > $since
+WHERE ($since IS NULL OR s.ingested_at > $since)
   AND ($visible IS NULL OR EXISTS { (s)-[:MENTIONS]->(p:Page) WHERE p.slug IN $visible })
 WITH s ORDER BY s.ingested_at DESC
 WITH collect(s.key) AS keys
 OPTIONAL MATCH (f:Fact {owner: $owner})
-WHERE f.first_seen > $since AND NOT f.retired AND f.kind IN ['decision', 'action', 'question']
+WHERE ($since IS NULL OR f.first_seen > $since) AND NOT f.retired AND f.kind IN ['decision', 'action', 'question']
   AND ($visible IS NULL OR all(x IN [(f)-[:ABOUT]->(q:Page) | q.slug] WHERE x IN $visible))
 RETURN keys, count(CASE WHEN f.kind = 'decision' THEN 1 END) AS decisions,
        count(CASE WHEN f.kind <> 'decision' THEN 1 END) AS open_items
@@ -153,11 +154,12 @@ RETURN b.built_at AS built_at
 
 def brief_material(
     tx: neo4j.ManagedTransaction, owner: str, settings: Settings, visible: list[str] | None = None,
-    since: datetime | None = None, only_focus: str | None = None,
+    since: datetime | None = None, only_focus: str | None = None, first: bool = False,
 ) -> dict:
     """What the brief is written from; only pages in `visible` when a key's scope limits it, and
-    what arrived after `since` (the previous brief) when it is given. `only_focus` reads that one
-    focus area's material (compile's status of an area)."""
+    what arrived after `since` (the previous brief) when it is given, or everything there is when
+    this is the `first` brief. `only_focus` reads that one focus area's material (compile's status
+    of an area)."""
     you = tx.run(YOU_MATERIAL, owner=owner, max_facts=5, visible=visible).single()
     focus = []
     for record in tx.run(FOCUS_MATERIAL, owner=owner, per_focus=6, max_focus=settings.brief_max_focus,
@@ -179,7 +181,7 @@ def brief_material(
         report["first_seen"], report["stated_on"] = to_native(report["first_seen"]), to_native(report["stated_on"])
         reports.append(report)
     changed = None
-    if since is not None:
+    if since is not None or first:
         changed = dict(tx.run(CHANGED_SINCE, owner=owner, since=since, visible=visible).single())
     return {
         "version": you["version"] if you else 0,
@@ -190,6 +192,7 @@ def brief_material(
         "top": top,
         "changed": changed,
         "since": since,
+        "first": first,
         "reports": reports,
     }
 
