@@ -12,8 +12,6 @@ from graph_schema import db
 from graph_schema.access import KeyScope
 from graph_schema.errors import SubtextError
 from graph_schema.queries.access import list_keys, list_owners
-from graph_schema.queries.owners import ensure_owner
-from graph_schema.queries.schema import create_schema
 from graph_schema.settings import get_settings
 
 users_app = typer.Typer(help="The people whose graphs this deployment holds.", no_args_is_help=True)
@@ -33,8 +31,7 @@ def _graph():
     try:
         ensure_graph_server()
         with db.open_driver(settings) as driver:
-            create_schema(driver)
-            db.write(driver, ensure_owner, settings.owner, settings.owner_name)  # the default person always exists
+            db.ensure_ready(driver, settings)  # the default person always exists
             yield driver
     except SubtextError as e:
         console.print(f"[red]error:[/red] {e}")

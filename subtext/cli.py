@@ -106,15 +106,12 @@ def neo4j_status() -> None:
 def init() -> None:
     """Create the graph's constraints and indexes and the person's `you` page (idempotent)."""
     from graph_schema import db
-    from graph_schema.queries.owners import ensure_owner
-    from graph_schema.queries.schema import create_schema
 
     try:
         ensure_graph_server()
         settings = get_settings()
         with db.open_driver(settings) as driver:
-            create_schema(driver)
-            db.write(driver, ensure_owner, settings.owner, settings.owner_name)
+            db.ensure_ready(driver, settings)
     except SubtextError as e:
         _fail(e)
     out.print("Graph schema ready: constraints, full-text and vector indexes, and the `you` page.")

@@ -8,6 +8,7 @@ The real transports (Streamable HTTP, stdio) keep their own tests in test_mcp_to
 
 from __future__ import annotations
 
+import socket
 import uuid
 
 import pytest
@@ -15,8 +16,9 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 from pydantic import BaseModel
 
+from graph_schema.db import UNAVAILABLE
 from graph_schema.models import BriefView
-from graph_schema.settings import reset_settings
+from graph_schema.settings import get_settings, reset_settings
 from knowledge.compile import CompileAnswer
 from mcp_server.server import build_server
 from mcp_server.service import (
@@ -101,6 +103,24 @@ async def test_the_server_lists_the_ten_tools_each_with_an_output_schema(server)
         assert tool.description and tool.outputSchema, name
         assert tool.annotations.readOnlyHint is (name not in {"edit_page_body", "rename_page", "link_pages"}), name
     assert tools["edit_page_body"].annotations.idempotentHint is False
+
+
+async def test_the_server_starts_while_the_database_is_down_and_gets_ready_once_it_answers(person):
+    # The lifespan cannot open the driver, yet the server starts; the tools say the database is
+    # unavailable, and the first call that reaches it makes the graph ready (schema and the
+    # person's `you` page, for a person who has none yet) before answering.
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        nobody = f"bolt://127.0.0.1:{unused.getsockname()[1]}"
+    reachable = get_settings().model_copy(update={"owner": f"contract-new-{uuid.uuid4().hex[:8]}"})
+    service = GraphService(reachable.model_copy(update={"neo4j_uri": nobody}))
+    async with Client(build_server(service, stdio=True)) as client:
+        with pytest.raises(ToolError) as refused:
+            await client.call_tool("get_page", {"slug": "you"})
+        assert str(refused.value) == UNAVAILABLE
+        service.settings = reachable  # the database comes back (here: the one that was up all along)
+        you = (await client.call_tool("get_page", {"slug": "you"})).structured_content["page"]
+    assert you["kind"] == "you" and you["title"] == reachable.owner_name
 
 
 async def test_brief(server):
