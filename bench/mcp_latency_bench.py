@@ -240,7 +240,7 @@ def main() -> None:
     os.environ.setdefault("SUBTEXT_UPLOAD_DIR", str(get_settings().state_dir / "bench" / args.owner / "uploads"))
     os.environ["SUBTEXT_RATE_LIMIT_CALLS_PER_MINUTE"] = str(args.rate_limit)
     reset_settings()
-    from subtext.cli import ensure_graph_server
+    from subtext.local_neo4j import ensure_graph_server
 
     ensure_graph_server()
     print(f"Building the graph of {args.owner} from real text (kept for later runs)…", flush=True)

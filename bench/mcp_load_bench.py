@@ -244,7 +244,7 @@ def main() -> None:
     os.environ.setdefault("SUBTEXT_UPLOAD_DIR", str(get_settings().state_dir / "bench" / args.owner / "uploads"))
     os.environ["SUBTEXT_RATE_LIMIT_CALLS_PER_MINUTE"] = str(args.rate_limit)  # inherited by the server
     reset_settings()
-    from subtext.cli import ensure_graph_server
+    from subtext.local_neo4j import ensure_graph_server
 
     ensure_graph_server()
     pages = build_graph(args.owner, args.pages)  # returns at once when the graph is already big enough

@@ -2,7 +2,8 @@
 
 Every read and write of the project goes through `read()` / `write()`: the driver's managed
 transactions retry transient errors (deadlocks, leader switches) with backoff, and connection
-failures come out as `GraphUnavailable` with a sentence saying what to do.
+failures come out as `GraphUnavailable` with a sentence saying what to do. `ensure_ready()` makes
+a graph usable (schema and the person's page) at the start of work, never from a getter.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
 
 from graph_schema.errors import GraphUnavailable
 from graph_schema.local_writes import mark_written
+from graph_schema.queries.owners import ensure_owner
+from graph_schema.queries.schema import create_schema
 from graph_schema.settings import Settings, get_settings
 
 T = TypeVar("T")
@@ -100,3 +103,21 @@ def check_connection(driver: neo4j.Driver) -> str:
         return info.agent
     except (ServiceUnavailable, SessionExpired, AuthError, OSError) as e:
         raise _translate(e, get_settings().bolt_uri) from e
+
+
+def ensure_ready(driver: neo4j.Driver, settings: Settings | None = None, owner: str | None = None) -> None:
+    """Make the graph ready for a person: every constraint and index, then their Owner node and
+    `you` page; each already there is left as it is.
+
+    Called where work on the graph starts (`subtext init`, the MCP server's start, the first step
+    of a pipeline run), never from a getter, so that reading never writes. `owner` defaults to the
+    configured person; anyone else's page is titled with their id until they are named
+    (`subtext users add`). Raises GraphUnavailable when Neo4j cannot be reached."""
+    settings = settings or get_settings()
+    owner = owner or settings.owner
+    check_connection(driver)
+    try:
+        create_schema(driver)  # runs its own session, outside write(), so its errors are translated here
+    except (ServiceUnavailable, SessionExpired, AuthError, OSError) as e:
+        raise _translate(e, settings.bolt_uri) from e
+    write(driver, ensure_owner, owner, settings.owner_name if owner == settings.owner else owner)

@@ -7,9 +7,11 @@ Project errors become `ToolError`s whose text tells the assistant what to do nex
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Annotated, TypeVar
 
+import anyio
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 from mcp.types import ToolAnnotations
@@ -76,8 +78,19 @@ def build_server(service: GraphService | None = None, *, stdio: bool = False) ->
     service = service or GraphService()
     limiter = RateLimiter()
     settings = service.settings
+
+    @asynccontextmanager
+    async def lifespan(_: FastMCP) -> AsyncIterator[dict]:
+        # The driver lives as long as the server: opened (and the graph made ready) before the
+        # first request, closed on shutdown. Both block, so they run off the event loop.
+        await anyio.to_thread.run_sync(service.start)
+        try:
+            yield {}
+        finally:
+            await anyio.to_thread.run_sync(service.close)
+
     mcp = FastMCP("subtext", version=_version(), instructions=INSTRUCTIONS, mask_error_details=True,
-                  auth=None if stdio else AccessKeyVerifier(service))
+                  auth=None if stdio else AccessKeyVerifier(service), lifespan=lifespan)
     if not stdio:
         mcp.custom_route("/api/upload", methods=["POST"])(build_upload_endpoint(service, limiter))
 

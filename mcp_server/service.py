@@ -7,6 +7,7 @@ outside the scope behaves exactly as if it did not exist.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 
@@ -16,22 +17,23 @@ from pydantic import BaseModel, Field
 from graph_schema import db
 from graph_schema.access import PAUSED_MESSAGE, Access
 from graph_schema.embedding import embed_text
-from graph_schema.errors import AccessRefused, InvalidRequest, PageNotFound
+from graph_schema.errors import AccessRefused, GraphUnavailable, InvalidRequest, PageNotFound
 from graph_schema.kinds import PageKind
 from graph_schema.local_writes import RecentRead, written_stamp
 from graph_schema.models import BriefView, PageDetail, PageRef, SearchResult
 from graph_schema.queries import navigation
 from graph_schema.queries.access import visible_slugs
 from graph_schema.queries.navigation import LinkOutcome
-from graph_schema.queries.owners import ensure_owner, graph_version
+from graph_schema.queries.owners import graph_version
 from graph_schema.queries.pages import get_page, page_refs
-from graph_schema.queries.schema import create_schema
 from graph_schema.queries.search import fulltext_search, vector_search
 from graph_schema.settings import Settings, get_settings
 from knowledge.brief import current_brief, scoped_brief
 from knowledge.compile import CompileAnswer, CompiledPackage, Depth, Shape, parse_freshness, render_narrative, render_summary
 from knowledge.compile_gather import gather
 from mcp_server.scoped_writes import check_submission_in_scope, home_focus, refuse_new_project
+
+log = logging.getLogger(__name__)
 
 
 class PageAnswer(BaseModel):
@@ -98,11 +100,13 @@ class EditAnswer(BaseModel):
 
 
 class GraphService:
-    """The driver (opened on first use, reopened after an outage) and the caches of the tools."""
+    """The driver (opened at the server's start, or by the first call once Neo4j answers) and the
+    caches of the tools."""
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or get_settings()
         self._driver: neo4j.Driver | None = None
+        self._ready = False  # schema and the person's page ensured by this process
         self._lock = threading.Lock()
         # compile's gathered material by (owner, scope, target, depth, freshness, intent); valid for one graph
         # version. The intent is free text, so the cache is bounded: least recently used go first.
@@ -116,27 +120,43 @@ class GraphService:
         """The configured person themselves, with full access (stdio without a key, the CLI)."""
         return Access(owner=self.settings.owner)
 
+    def start(self) -> None:
+        """Open the driver and make the graph ready (the server's lifespan calls this).
+
+        Neo4j being down is not fatal: the server still starts, its tools say the graph database
+        is unavailable, and the first call that reaches Neo4j finishes the start (see `driver`)."""
+        try:
+            self.driver()
+        except GraphUnavailable as e:
+            log.warning("subtext starts without the graph database: %s", e)
+
     def driver(self) -> neo4j.Driver:
+        """The open driver; opened here only when the start could not reach Neo4j or the server
+        was stopped, and then the graph is made ready once, before the first query."""
         with self._lock:
             if self._driver is None:
-                driver = db.open_driver(self.settings, interactive=True)
-                try:
-                    db.check_connection(driver)
-                    create_schema(driver)
-                    db.write(driver, ensure_owner, self.settings.owner, self.settings.owner_name)
-                except Exception:
-                    driver.close()
-                    raise
-                self._driver = driver
+                self._driver = self._connect()
             return self._driver
 
+    def _connect(self) -> neo4j.Driver:
+        driver = db.open_driver(self.settings, interactive=True)
+        try:
+            if self._ready:
+                db.check_connection(driver)
+            else:
+                db.ensure_ready(driver, self.settings)
+                self._ready = True
+        except Exception:
+            driver.close()
+            raise
+        return driver
+
     def close(self) -> None:
+        """Close the driver (the lifespan's shutdown); a later call opens a new one."""
         with self._lock:
             if self._driver is not None:
                 self._driver.close()
                 self._driver = None
-
-    # ------------------------------------------------------------------ reads
 
     # ------------------------------------------------------------------ access
 

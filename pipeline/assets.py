@@ -102,7 +102,9 @@ def parsed_documents(
     keys = batch_keys(context)
     progress.stage("parse", 0, len(keys))
     with retried_when_graph_unavailable(context):
-        parsed = parse_sources(keys, graph.owner_for(keys), get_settings(), graph.driver())
+        owner = graph.owner_for(keys)
+        graph.make_ready(owner)  # the first step of every run
+        parsed = parse_sources(keys, owner, get_settings(), graph.driver())
     progress.stage("parse", len(keys), len(keys))
     seconds = round(time.perf_counter() - started, 3)
     for document in parsed:

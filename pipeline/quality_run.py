@@ -10,8 +10,7 @@ from pathlib import Path
 
 from graph_schema import db
 from graph_schema.errors import InvalidRequest
-from graph_schema.queries.owners import delete_owner_batch, ensure_owner
-from graph_schema.queries.schema import create_schema
+from graph_schema.queries.owners import delete_owner_batch
 from graph_schema.settings import Settings, get_settings, reset_settings
 from knowledge.transfer import export_records
 from pipeline.entity_quality import EntityScore, find_scorer, predicted_mentions, run_scorer
@@ -61,10 +60,9 @@ def _fresh_graph(owner: str) -> Settings:
     settings = get_settings()
     shutil.rmtree(settings.upload_dir, ignore_errors=True)
     with db.open_driver(settings) as driver:
-        create_schema(driver)
         while db.write(driver, delete_owner_batch, owner):
             pass
-        db.write(driver, ensure_owner, owner, settings.owner_name)
+        db.ensure_ready(driver, settings)  # SUBTEXT_OWNER is `owner` now: their new, empty graph
     return settings
 
 

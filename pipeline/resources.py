@@ -21,21 +21,20 @@ from pydantic import BaseModel
 from graph_schema import db
 from graph_schema.errors import InvalidRequest
 from graph_schema.models import ExtractedDocument, MergeOutcome, ParsedDocument, ResolvedDocument
-from graph_schema.queries.owners import ensure_owner
-from graph_schema.queries.schema import create_schema
 from graph_schema.settings import get_settings
 from knowledge.upload_folders import owner_of_key
 
 
 @lru_cache(maxsize=4)
 def shared_driver(uri: str) -> neo4j.Driver:
-    """One driver per process and server; the schema and owner are ensured on first use."""
-    driver = db.open_driver()
-    create_schema(driver)
-    return driver
+    """One driver per process and server. Opening it writes nothing: a run's first step makes
+    the graph ready (`GraphResource.make_ready`)."""
+    return db.open_driver()
 
 
-_ENSURED_OWNERS: set[tuple[str, str]] = set()
+# (server, person) pairs this process made ready; each run's first step asks again, so this
+# keeps a run from re-creating the schema when the process already did.
+_READY: set[tuple[str, str]] = set()
 
 
 class GraphResource(ConfigurableResource):
@@ -58,21 +57,18 @@ class GraphResource(ConfigurableResource):
                 f"One run holds one person's documents, but these keys belong to {', '.join(owners)}; "
                 "start a run per person's folder."
             )
-        owner = owners[0] if owners else self.owner_id
-        self._ensure(owner)
-        return owner
+        return owners[0] if owners else self.owner_id
 
-    def _ensure(self, owner: str) -> neo4j.Driver:
+    def make_ready(self, owner: str) -> None:
+        """The start of a run: the schema and the person's Owner node and `you` page (the merge
+        step's write lock needs the Owner node), once per process and person."""
         settings = get_settings()
-        driver = shared_driver(settings.bolt_uri)
-        if (settings.bolt_uri, owner) not in _ENSURED_OWNERS:
-            name = settings.owner_name if owner == settings.owner else owner
-            db.write(driver, ensure_owner, owner, name)
-            _ENSURED_OWNERS.add((settings.bolt_uri, owner))
-        return driver
+        if (settings.bolt_uri, owner) not in _READY:
+            db.ensure_ready(self.driver(), settings, owner)
+            _READY.add((settings.bolt_uri, owner))
 
     def driver(self) -> neo4j.Driver:
-        return self._ensure(self.owner_id)
+        return shared_driver(get_settings().bolt_uri)
 
 
 class ProgressReporter:

@@ -2,43 +2,25 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from graph_schema import db
 from graph_schema.access import KeyScope
-from graph_schema.errors import SubtextError
 from graph_schema.queries.access import list_keys, list_owners
-from graph_schema.queries.owners import ensure_owner
-from graph_schema.queries.schema import create_schema
 from graph_schema.settings import get_settings
+from subtext.graph import console, open_graph
 
 users_app = typer.Typer(help="The people whose graphs this deployment holds.", no_args_is_help=True)
 keys_app = typer.Typer(help="Access keys: how assistants and scripts connect (Authorization: Bearer).",
                        no_args_is_help=True)
-console = Console(stderr=True, soft_wrap=True)
 out = Console(soft_wrap=True)
 
 PERSON = typer.Option(None, "--person", help="The person's id (default: the configured person, SUBTEXT_OWNER).")
 
-
-@contextmanager
-def _graph():
-    from subtext.cli import ensure_graph_server
-
-    settings = get_settings()
-    try:
-        ensure_graph_server()
-        with db.open_driver(settings) as driver:
-            create_schema(driver)
-            db.write(driver, ensure_owner, settings.owner, settings.owner_name)  # the default person always exists
-            yield driver
-    except SubtextError as e:
-        console.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(code=1) from e
+# Every command here opens the graph with `ready=True`, so the configured person always exists
+# (listed by `users list`, the default owner of a new key) even before `subtext init`.
 
 
 @users_app.command("add")
@@ -50,7 +32,7 @@ def users_add(
     from knowledge.keys import add_person
     from knowledge.upload_folders import person_upload_dir
 
-    with _graph() as driver:
+    with open_graph(ready=True) as driver:
         person = add_person(driver, name, person_id)
     out.print(f"Added {name} as {person!r}. Their upload folder: {person_upload_dir(get_settings(), person)}")
     out.print(f"Create a key for them with: subtext keys create NAME --person {person}")
@@ -59,7 +41,7 @@ def users_add(
 @users_app.command("list")
 def users_list() -> None:
     """Every person, with their page and live key counts."""
-    with _graph() as driver:
+    with open_graph(ready=True) as driver:
         rows = db.read(driver, list_owners)
     table = Table("id", "name", "pages", "keys")
     for row in rows:
@@ -79,13 +61,9 @@ def keys_create(
     """Create a key and print it once (only its hash is stored)."""
     from knowledge.keys import create_key
 
-    with _graph() as driver:
-        try:
-            made = create_key(driver, person or get_settings().owner, name, KeyScope.parse(scope),
-                              can_write=write, full_context=full_context)
-        except SubtextError as e:
-            console.print(f"[red]error:[/red] {e}")
-            raise typer.Exit(code=1) from e
+    with open_graph(ready=True) as driver:
+        made = create_key(driver, person or get_settings().owner, name, KeyScope.parse(scope),
+                          can_write=write, full_context=full_context)
     key = made.key
     console.print(
         f"Created key {key.name!r} ({key.id}) for {key.owner}: scope {key.scope}, "
@@ -98,7 +76,7 @@ def keys_create(
 @keys_app.command("list")
 def keys_list(person: str = typer.Option(None, "--person", help="Only this person's keys (default: everyone's).")) -> None:
     """Every key with its person, scope, settings and state (never the key itself)."""
-    with _graph() as driver:
+    with open_graph(ready=True) as driver:
         keys = db.read(driver, list_keys, person)
     table = Table("id", "person", "name", "scope", "access", "context", "state", "last used")
     for k in keys:
@@ -112,16 +90,12 @@ def keys_list(person: str = typer.Option(None, "--person", help="Only this perso
 def _change(name: str, person: str | None, action: str) -> None:
     from knowledge import keys as key_ops
 
-    with _graph() as driver:
-        try:
-            key = key_ops.find_key(driver, person, name)
-            if action == "revoke":
-                key_ops.revoke(driver, key)
-            else:
-                key_ops.set_paused(driver, key, action == "pause")
-        except SubtextError as e:
-            console.print(f"[red]error:[/red] {e}")
-            raise typer.Exit(code=1) from e
+    with open_graph(ready=True) as driver:
+        key = key_ops.find_key(driver, person, name)
+        if action == "revoke":
+            key_ops.revoke(driver, key)
+        else:
+            key_ops.set_paused(driver, key, action == "pause")
     done = {"pause": "paused", "resume": "resumed", "revoke": "revoked"}[action]
     out.print(f"Key {key.name!r} ({key.id}) of {key.owner} {done}.")
 

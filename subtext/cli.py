@@ -15,6 +15,8 @@ from rich.table import Table
 from graph_schema.errors import SubtextError
 from graph_schema.settings import PROJECT_ROOT, get_settings
 from subtext.access_cli import keys_app, users_app
+from subtext.graph import console, fail, open_graph
+from subtext.local_neo4j import ensure_graph_server
 
 app = typer.Typer(help="subtext: a self-hosted context graph for AI assistants.", no_args_is_help=True)
 neo4j_app = typer.Typer(help="Manage the local Neo4j server (the embedded default).", no_args_is_help=True)
@@ -23,34 +25,15 @@ app.add_typer(users_app, name="users")
 app.add_typer(keys_app, name="keys")
 pages_app = typer.Typer(help="Correct your pages by hand: later runs keep what you set.", no_args_is_help=True)
 app.add_typer(pages_app, name="pages")
-console = Console(stderr=True, soft_wrap=True)  # errors keep whole lines, so they can be grepped
 out = Console()
 
 SAMPLES = PROJECT_ROOT / "samples" / "uploads"
-
-
-def _fail(error: Exception) -> None:
-    console.print(f"[red]error:[/red] {error}")
-    raise typer.Exit(code=1)
 
 
 def _local():
     from subtext.local_neo4j import LocalNeo4j
 
     return LocalNeo4j(get_settings())
-
-
-def ensure_graph_server() -> None:
-    """Start the local Neo4j when it is the configured one and not running yet."""
-    settings = get_settings()
-    if not settings.uses_embedded_neo4j:
-        return
-    local = _local()
-    if local.pid() is None or not local.bolt_open():
-        started = time.perf_counter()
-        console.print("Starting the local Neo4j…")
-        local.start()
-        console.print(f"Neo4j is up at {local.bolt_address} ({time.perf_counter() - started:.1f} s).")
 
 
 # ------------------------------------------------------------------------------- neo4j
@@ -68,7 +51,7 @@ def neo4j_start() -> None:
         started = time.perf_counter()
         fresh = local.start()
     except SubtextError as e:
-        _fail(e)
+        fail(e)
     state = f"started in {time.perf_counter() - started:.1f} s" if fresh else "already running"
     out.print(f"Neo4j {state}.")
     out.print(f"  Bolt:     {local.bolt_address}")
@@ -105,19 +88,8 @@ def neo4j_status() -> None:
 @app.command()
 def init() -> None:
     """Create the graph's constraints and indexes and the person's `you` page (idempotent)."""
-    from graph_schema import db
-    from graph_schema.queries.owners import ensure_owner
-    from graph_schema.queries.schema import create_schema
-
-    try:
-        ensure_graph_server()
-        settings = get_settings()
-        with db.open_driver(settings) as driver:
-            create_schema(driver)
-            db.write(driver, ensure_owner, settings.owner, settings.owner_name)
-    except SubtextError as e:
-        _fail(e)
-    out.print("Graph schema ready: constraints, full-text and vector indexes, and the `you` page.")
+    with open_graph(ready=True):
+        out.print("Graph schema ready: constraints, full-text and vector indexes, and the `you` page.")
 
 
 class _RichProgress:
@@ -137,13 +109,13 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Files or folders; outsi
     from pipeline.run import ingest_paths
 
     try:
-        ensure_graph_server()
+        ensure_graph_server(say=console.print)
         with Progress(
             TextColumn("{task.description:>8}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
         ) as progress:
             report = ingest_paths(paths, progress=_RichProgress(progress))
     except SubtextError as e:
-        _fail(e)
+        fail(e)
     table = Table("document", "status", "pages new", "pages updated", "facts added", "reason")
     for o in report.outcomes:
         table.add_row(o.key, o.status, str(len(o.pages_created)), str(len(o.pages_updated)), str(o.facts_added), o.reason or "")
@@ -210,16 +182,10 @@ def status(
 @app.command()
 def brief() -> None:
     """Print the brief about the person (the cached one when the graph has not changed)."""
-    from graph_schema import db
     from knowledge.brief import current_brief
 
-    try:
-        ensure_graph_server()
-        settings = get_settings()
-        with db.open_driver(settings) as driver:
-            view = current_brief(driver, settings.owner)
-    except SubtextError as e:
-        _fail(e)
+    with open_graph() as driver:
+        view = current_brief(driver, get_settings().owner)
     out.print(view.text)
     if view.sources:
         out.print("\n[dim]Written from: " + ", ".join(f"{s.title} ({s.kind.value}, {s.slug})" for s in view.sources) + "[/dim]")
@@ -231,7 +197,7 @@ def demo() -> None:
     started = time.perf_counter()
     ingest_started = None
     try:
-        ensure_graph_server()
+        ensure_graph_server(say=console.print)
         ingest_started = time.perf_counter()
         ingest([SAMPLES])
     except typer.Exit as e:
@@ -251,16 +217,10 @@ def pages_kind(
     kind: str = typer.Argument(..., help="person, organisation, project, tool or topic."),
 ) -> None:
     """Set a page's kind (a database filed as a person: `subtext pages kind neo4j tool`); later runs keep it."""
-    from graph_schema import db
     from knowledge.page_edits import correct_page_kind
 
-    try:
-        ensure_graph_server()
-        settings = get_settings()
-        with db.open_driver(settings) as driver:
-            before, after = correct_page_kind(driver, settings.owner, slug, kind)
-    except SubtextError as e:
-        _fail(e)
+    with open_graph() as driver:
+        before, after = correct_page_kind(driver, get_settings().owner, slug, kind)
     if before is after:
         out.print(f"{slug} was already a {after.value}; it stays one from now on, whatever later documents suggest.")
     else:
@@ -272,42 +232,35 @@ def export_graph(
     path: Path = typer.Argument(..., help="The JSONL file to write ('-' for standard output)."),
 ) -> None:
     """Write the person's graph as JSON Lines: pages, sources, chunks, facts with spans, mentions, links."""
-    from graph_schema import db
     from knowledge.transfer import write_export
 
-    try:
-        ensure_graph_server()
-        settings = get_settings()
-        with db.open_driver(settings) as driver:
-            if str(path) == "-":
-                counts = write_export(driver, settings.owner, sys.stdout)
-            else:
-                with path.open("w", encoding="utf-8") as handle:
-                    counts = write_export(driver, settings.owner, handle)
-    except SubtextError as e:
-        _fail(e)
+    owner = get_settings().owner
+    with open_graph() as driver:
+        if str(path) == "-":
+            counts = write_export(driver, owner, sys.stdout)
+        else:
+            with path.open("w", encoding="utf-8") as handle:
+                counts = write_export(driver, owner, handle)
     console.print("Exported " + ", ".join(f"{n} {t}s" for t, n in counts.items() if t != "meta") + f" to {path}.")
 
 
 @app.command("import")
 def import_graph(path: Path = typer.Argument(..., exists=True, dir_okay=False, help="A file `subtext export` wrote.")) -> None:
     """Load an export into the person's graph, which must be empty (set SUBTEXT_OWNER for a new one)."""
-    from graph_schema import db
     from graph_schema.queries.schema import create_schema
     from knowledge.transfer import import_records, parse_records
 
     try:
         with path.open(encoding="utf-8") as handle:
             records = parse_records(handle, str(path))
-        ensure_graph_server()
-        settings = get_settings()
-        with db.open_driver(settings) as driver:
-            create_schema(driver)
-            counts = import_records(driver, settings.owner, settings.owner_name, records)
     except SubtextError as e:
-        _fail(e)
+        fail(e)
     except UnicodeDecodeError:
-        _fail(SubtextError(f"{path} is not UTF-8 text; is it a file `subtext export` wrote?"))
+        fail(SubtextError(f"{path} is not UTF-8 text; is it a file `subtext export` wrote?"))
+    settings = get_settings()
+    with open_graph() as driver:
+        create_schema(driver)  # not ensure_ready: the import writes the person's Owner node and page in its one transaction
+        counts = import_records(driver, settings.owner, settings.owner_name, records)
     out.print(f"Imported into {get_settings().owner!r}: " + ", ".join(f"{n} {t}s" for t, n in counts.items()) + ".")
 
 
@@ -343,7 +296,7 @@ def quality(
     try:
         folder = _corpus_folder(corpus)
         owner = owner or f"quality-{folder.name}"
-        ensure_graph_server()
+        ensure_graph_server(say=console.print)
         if is_entity_corpus(folder):
             default = [["person", "organisation"], ["tool"]] if folder.name == "softner" else [["person", "organisation"]]
             kind_sets = [k.split(",") for k in kinds] or default
@@ -351,7 +304,7 @@ def quality(
         else:
             out.print(format_report(run_quality(folder, owner)))
     except SubtextError as e:
-        _fail(e)
+        fail(e)
 
 
 # ------------------------------------------------------------------------------- serving
@@ -369,9 +322,9 @@ def serve(
     settings = get_settings()
     if not stdio:
         try:
-            ensure_graph_server()
+            ensure_graph_server(say=console.print)
         except SubtextError as e:
-            _fail(e)
+            fail(e)
     server = build_server(stdio=stdio)
     if stdio:
         server.run(transport="stdio", show_banner=False)
@@ -381,10 +334,10 @@ def serve(
     try:
         live_keys = _live_key_count()
     except SubtextError as e:
-        _fail(e)
+        fail(e)
     if live_keys == 0:
         if not _is_loopback(host):
-            _fail(SubtextError(
+            fail(SubtextError(
                 f"Refusing to listen on {host}: no access keys exist, so nobody could use the server, and "
                 "it would be reachable from other machines. Create a key with `subtext keys create NAME`, "
                 "or serve on 127.0.0.1."

@@ -14,12 +14,14 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from graph_schema.errors import GraphUnavailable
-from graph_schema.settings import PROJECT_ROOT, Settings
+from graph_schema.settings import PROJECT_ROOT, Settings, get_settings
 
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 ADMIN_ENTRY_POINT = "org.neo4j.server.startup.Neo4jAdminCommand"
@@ -234,3 +236,21 @@ db.tx_log.rotation.retention_policy=2 days
             os.kill(pid, signal.SIGKILL)
         self.pid_file.unlink(missing_ok=True)
         return True
+
+
+def _to_stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def ensure_graph_server(settings: Settings | None = None, say: Callable[[str], None] = _to_stderr) -> None:
+    """Start the local Neo4j when it is the configured one and not running yet; `say` tells the
+    person, since a start takes seconds."""
+    settings = settings or get_settings()
+    if not settings.uses_embedded_neo4j:
+        return
+    local = LocalNeo4j(settings)
+    if local.pid() is None or not local.bolt_open():
+        started = time.perf_counter()
+        say("Starting the local Neo4j…")
+        local.start()
+        say(f"Neo4j is up at {local.bolt_address} ({time.perf_counter() - started:.1f} s).")

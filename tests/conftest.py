@@ -50,16 +50,28 @@ _SESSION_ENV = ("SUBTEXT_STATE_DIR", "SUBTEXT_LOCAL_NEO4J_BOLT_PORT", "SUBTEXT_L
 
 @pytest.fixture(scope="session")
 def neo4j_server(test_state_dir):
+    """The session's Neo4j with the schema in place, as `subtext init` leaves it on an install
+    (each test's person is made ready by whatever starts work on their graph)."""
     settings = get_settings()
     if not settings.uses_embedded_neo4j:
+        _create_schema(settings)
         yield settings
         return
     from subtext.local_neo4j import LocalNeo4j
 
     local = LocalNeo4j(settings)
     local.start()
+    _create_schema(settings)
     yield settings
     local.stop()
+
+
+def _create_schema(settings) -> None:
+    from graph_schema import db
+    from graph_schema.queries.schema import create_schema
+
+    with db.open_driver(settings) as driver:
+        create_schema(driver)
 
 
 @pytest.fixture()

@@ -1,4 +1,4 @@
-"""Constraints and indexes, created idempotently by `subtext init` and on first use."""
+"""Constraints and indexes, created idempotently by `graph_schema.db.ensure_ready()`."""
 
 from __future__ import annotations
 

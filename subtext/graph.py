@@ -1,0 +1,44 @@
+"""How a command reaches the graph: `open_graph()`, and `fail()` for what it cannot do.
+
+Shared by `subtext.cli` and `subtext.access_cli`, so neither imports the other for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import NoReturn
+
+import neo4j
+import typer
+from rich.console import Console
+
+from graph_schema import db
+from graph_schema.errors import SubtextError
+from graph_schema.settings import get_settings
+from subtext.local_neo4j import ensure_graph_server
+
+console = Console(stderr=True, soft_wrap=True)  # errors keep whole lines, so they can be grepped
+
+
+def fail(error: Exception) -> NoReturn:
+    """End the command with the error's sentence (exit code 1)."""
+    console.print(f"[red]error:[/red] {error}")
+    raise typer.Exit(code=1) from error
+
+
+@contextmanager
+def open_graph(*, ready: bool = False) -> Iterator[neo4j.Driver]:
+    """A driver to the configured graph for the length of a command; the local Neo4j is started
+    first when it is the configured one, and with `ready` the graph is made ready (schema and the
+    person's `you` page). A SubtextError, from opening or from the command's own work inside the
+    block, ends the command with its sentence."""
+    settings = get_settings()
+    try:
+        ensure_graph_server(settings, console.print)
+        with db.open_driver(settings) as driver:
+            if ready:
+                db.ensure_ready(driver, settings)
+            yield driver
+    except SubtextError as e:
+        fail(e)
