@@ -345,6 +345,26 @@ def _merge_short_org_names(groups: dict[str, _Group]) -> None:
         ]
         if len(fits) == 1:
             groups[fits[0]].absorb(groups.pop(key))
+    _merge_trade_short_forms(groups, orgs)
+
+
+def _merge_trade_short_forms(groups: dict[str, _Group], orgs: list[str]) -> None:
+    """'Cobalt Ridge' beside 'Cobalt Ridge Analytics': a firm's name without its trade words, read
+    as anything but a person's name ('the Cobalt Ridge connector' came out a place, 'we keep
+    Cobalt Ridge' a person), joins the one organisation of the document it is that short form of.
+    A name that starts with a given name stays apart ('Ada Park' beside 'Ada Park Consulting'), and
+    so does one everyday word ('Boston' beside 'Boston University')."""
+    for key in [k for k, g in groups.items() if g.kind is not PageKind.ORGANISATION and g.certain_kind is None]:
+        words = key.split()
+        if not words or names.is_given_name(words[0]) or (len(words) == 1 and names.is_common_word(words[0])):
+            continue  # one everyday word ('Boston' beside 'Boston University') names more than the firm
+        fits = [
+            fk for fk in orgs
+            if fk in groups and len(fk.split()) > len(words) and fk.split()[: len(words)] == words
+            and all(w in names.ORGANISATION_HEADS for w in fk.split()[len(words):])
+        ]
+        if len(fits) == 1:
+            groups[fits[0]].absorb(groups.pop(key))
 
 
 def _preceding_word(text: str, start: int) -> str:

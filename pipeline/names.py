@@ -314,6 +314,11 @@ def first_names_match(a: str, b: str) -> bool:
     return a in nick.canonicals_of(b) or b in nick.canonicals_of(a)
 
 
+def is_given_name(word: str) -> bool:
+    """Whether a key word is a given name the nickname dataset knows ('ada', 'bill', 'elizabeth')."""
+    return bool(_nicknamer().canonicals_of(word) or _nicknamer().nicknames_of(word))
+
+
 def _is_given_name_word(word: str) -> bool:
     """A key word that can be a given name: not an initial, nor a surname particle ('van', 'de', 'l')."""
     from nameparser.config import CONSTANTS

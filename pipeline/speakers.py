@@ -52,6 +52,21 @@ _SPEAKER = re.compile(
     r"[ \t]*(?:[-*+•>][ \t]+)?(?:\*\*|__)?([A-Z][\w.'’-]*(?:[ \t][A-Z][\w.'’-]*){0,3})(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]+\S"
 )
 _TABLE_SEPARATOR = re.compile(r"^[\s|:-]+$")
+# Where an attendee entry says where the person works: "Rina Shah from Cobalt Ridge", "… at Initech",
+# "Ada Park – Greenleaf Retail"; the organisation ends at a parenthesis, a comma or the entry's end.
+_AFFILIATION = re.compile(r"\s(?:from|at|of)\s+(?=[A-Z])")
+_DASH = re.compile(r"\s[-–—]\s+(?=[A-Z])")
+_ORGANISATION_END = re.compile(r"\(|,|;|\s[-–—]\s")
+_MAX_ORGANISATION_WORDS = 6
+# Words of a job or a part in the meeting, which an entry may give where an employer could stand
+# (nameparser's title list is no help here: it holds 'Analytics' too).
+_ROLE_WORDS = frozenset({
+    "head", "lead", "manager", "director", "engineer", "designer", "developer", "architect", "scientist",
+    "analyst", "consultant", "adviser", "advisor", "counsel", "officer", "president", "chair", "chairman",
+    "chairwoman", "chairperson", "secretary", "treasurer", "founder", "cofounder", "co-founder", "ceo", "cto",
+    "cfo", "coo", "cio", "vp", "svp", "evp", "pm", "intern", "owner", "member", "guest", "observer", "host",
+    "facilitator", "sponsor", "note-taker", "notes", "minutes", "scribe", "speaker", "presenter",
+})
 
 # Table header cells, lower-cased, and the role of their column.
 NAME_COLUMNS = {"name", "names", "attendee", "attendees", "person", "people", "participant", "participants",
@@ -123,12 +138,39 @@ def _short_labels(text: str, start: int, end: int) -> list[Span]:
 
 
 def _entry(text: str, start: int, end: int) -> Attendee | None:
-    """One attendee entry, 'Ada Park (AP)' or 'Ada Park – Greenleaf Retail': the name and its labels."""
+    """One attendee entry, 'Ada Park (AP)', 'Ada Park – Greenleaf Retail', 'Rina Shah from Cobalt
+    Ridge Analytics', 'Ben Ito (Larkspur Systems)': the name, its labels and where the person works."""
     cut = _ITEM_NAME_END.search(text, start, end)
-    name = _trimmed(text, start, cut.start() if cut else end)
+    name_end = cut.start() if cut else end
+    link = _AFFILIATION.search(text, start, name_end) or _DASH.match(text, name_end)
+    name = _trimmed(text, start, link.start() if link and link.start() < name_end else name_end)
     if name is None or not plausible_name(text[name[0] : name[1]]):
         return None
-    return Attendee(name=name, short=_short_labels(text, name[1], end))
+    return Attendee(name=name, short=_short_labels(text, name[1], end), organisation=_affiliation(text, link, name[1], end))
+
+
+def _affiliation(text: str, link: re.Match | None, after_name: int, end: int) -> Span | None:
+    """The organisation an entry gives after the name: after 'from', 'at' or a dash, or in
+    parentheses when they hold a name rather than a short label ('(Larkspur Systems)', not '(AP)')."""
+    if link is not None:
+        stop = _ORGANISATION_END.search(text, link.end(), end)
+        span = _trimmed(text, link.end(), stop.start() if stop else end)
+    else:
+        paren = _PAREN.search(text, after_name, end)
+        inner = paren.group(1).strip() if paren else ""
+        if not inner or _is_short_label(inner) or len(inner.split()) > _MAX_ORGANISATION_WORDS:
+            return None
+        span = _trimmed(text, paren.start(1), paren.end(1))
+    if span is None or not text[span[0]].isupper():
+        return None
+    words = text[span[0] : span[1]].split()
+    if len(words) > _MAX_ORGANISATION_WORDS or any(_is_role_word(w) for w in words):
+        return None  # 'Ben Ito (Product Manager)', 'Ada Park – Head of Sales': a role, not an employer
+    return span
+
+
+def _is_role_word(word: str) -> bool:
+    return word.strip(".,").lower() in _ROLE_WORDS
 
 
 def _entries(text: str, start: int, end: int) -> list[Attendee]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from graph_schema.kinds import PageKind
 from graph_schema.queries.pages import get_page, page_names
 from graph_schema.settings import get_settings
 from pipeline.extract import extract_documents
@@ -168,6 +169,35 @@ def test_a_table_row_says_who_works_where(tmp_path):
         ("Dev Rao", "works_at", "Northgate Analytics"),
         ("Elena Sousa", "works_at", "Northgate Analytics"),
     ]
+
+
+ATTENDEES_WITH_EMPLOYERS = """# Vendor sync
+
+Attendees: Maya Lindqvist (ML), Rina Shah from Cobalt Ridge Analytics, Ben Ito (Larkspur Systems), Cy Dee (Product Manager)
+
+- ML: the Cobalt Ridge connector retries too often.
+- Decided: we keep Cobalt Ridge for ingestion through Q1.
+"""
+
+
+def test_an_attendee_list_says_who_works_where():
+    from pipeline.speakers import read_meeting_notes
+
+    notes = read_meeting_notes(ATTENDEES_WITH_EMPLOYERS)
+    text = ATTENDEES_WITH_EMPLOYERS
+    employers = {text[slice(*a.name)]: a.organisation and text[slice(*a.organisation)] for a in notes.attendees}
+    assert employers == {"Maya Lindqvist": None, "Rina Shah": "Cobalt Ridge Analytics",
+                         "Ben Ito": "Larkspur Systems", "Cy Dee": None}  # a role is no employer
+
+
+def test_a_firm_named_without_its_trade_is_the_firm(tmp_path):
+    # seen failing on fresh minutes: 'Cobalt Ridge Analytics' vanished inside the attendee line and
+    # 'Cobalt Ridge' became a person (the model's reading of 'we keep Cobalt Ridge')
+    extracted = _extract(tmp_path, "vendor-sync.md", ATTENDEES_WITH_EMPLOYERS)
+    firm = _entity(extracted, "Cobalt Ridge Analytics")
+    assert firm.kind is PageKind.ORGANISATION and "Cobalt Ridge" in firm.aliases
+    name = {i: e.name for i, e in enumerate(extracted.entities)}
+    assert ("Rina Shah", "works_at", "Cobalt Ridge Analytics") in {(name[r.subject], r.type, name[r.object]) for r in extracted.relations}
 
 
 def _works_at(graph, owner: str | None = None) -> set[tuple[str, str]]:
