@@ -35,7 +35,7 @@ from graph_schema.kinds import PageKind, SourceKind
 from graph_schema.models import DocumentEntity, ExtractedDocument
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
-from pipeline.names import ends_in_organisation_head, is_common_word
+from pipeline.names import ends_in_organisation_head, is_common_word, is_given_name
 from pipeline.tool_candidates import (
     ORGANISATION_APPOSITION,
     TOOL_AFTER,
@@ -247,7 +247,9 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
         entity, text = documents[d].entities[e], documents[d].parsed.text
         chances = dict(zip(model.classes, row.tolist(), strict=True))
         chances_of[id(entity)] = chances
-        if is_project_name(text, entity):
+        if _heading_word_read_as_person(text, entity):
+            kind = None  # '# Vendor sync': an everyday word capitalised by its place, no one's name
+        elif is_project_name(text, entity):
             kind = PageKind.PROJECT
         elif (_named_for_a_trade(entity) or _organisation_apposition(text, entity)) and (
             chances["person"] < 0.5 and _strong_tool_cue_share(text, entity) < settings.kind_tool_cue_share
@@ -304,6 +306,14 @@ def _agree_on_kinds(documents: list[ExtractedDocument], chances: dict[int, dict[
         for entity in group:
             if not entity.kind_certain:
                 entity.kind = kind
+
+
+def _heading_word_read_as_person(text: str, entity: DocumentEntity) -> bool:
+    """A 'person' named by one everyday word that only ever opens its lines ('# Vendor sync') and
+    is no given name (a line opening with 'Will' or 'Maya' may well be that person)."""
+    word = entity.name.lower()
+    return (entity.kind is PageKind.PERSON and _opens_its_lines(text, entity) and is_common_word(entity.name)
+            and not is_given_name(word))
 
 
 def _opens_its_lines(text: str, entity: DocumentEntity) -> bool:

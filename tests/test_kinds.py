@@ -93,6 +93,7 @@ def test_one_name_gets_one_kind_across_the_notes_of_a_batch():
      {"Roadmap", "Attendees"}),  # a heading's word, a field's key
     ("# Customer call\n\nNadia Osei spoke with the buyer from Saltmarsh Freight about the renewal.\n", {"Customer"}),
     ("Trip notes\n\nNadia Osei flew to Rotterdam on Monday to meet the port team.\n", {"Rotterdam"}),  # a place
+    ("# Vendor sync: Q1 data platform\n\nAttendees: Nadia Osei, Piet Hauge\n\nNadia opened the meeting.\n", {"Vendor"}),
 ])
 def test_heading_words_field_keys_and_places_are_no_pages(tmp_path, text, not_pages):
     """Seen failing before: 'Roadmap' and 'Customer' were people, 'Attendees' an organisation, 'Rotterdam' a person."""
