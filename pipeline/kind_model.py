@@ -309,11 +309,20 @@ def _agree_on_kinds(documents: list[ExtractedDocument], chances: dict[int, dict[
 
 
 def _heading_word_read_as_person(text: str, entity: DocumentEntity) -> bool:
-    """A 'person' named by one everyday word that only ever opens its lines ('# Vendor sync') and
-    is no given name (a line opening with 'Will' or 'Maya' may well be that person)."""
-    word = entity.name.lower()
+    """A 'person' named by one everyday word that only ever opens headings ('# Vendor sync: Q1
+    data platform') and is no given name the nickname data knows. Only headings: a sentence
+    opening with 'Maya' is about Maya, everyday word or not."""
     return (entity.kind is PageKind.PERSON and _opens_its_lines(text, entity) and is_common_word(entity.name)
-            and not is_given_name(word))
+            and not is_given_name(entity.name.lower()) and all(_in_heading(text, m.start) for m in entity.mentions))
+
+
+def _in_heading(text: str, start: int) -> bool:
+    """Whether the line at `start` is a heading: Markdown's '#', or a short line that ends
+    without a sentence's full stop."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    line = text[line_start : line_end if line_end >= 0 else len(text)].strip()
+    return line.startswith("#") or (len(line.split()) <= get_settings().heading_max_words and not line.endswith((".", "?", "!")))
 
 
 def _opens_its_lines(text: str, entity: DocumentEntity) -> bool:

@@ -115,6 +115,14 @@ def in_usage_cue(text: str, start: int, end: int) -> bool:
     )
 
 
+def _coined(word: str) -> bool:
+    """'dagster', 'kubectl': a lower-case word no English text uses, a coined name (software,
+    in work notes) rather than a word; the classifier still decides whether it is one."""
+    from wordfreq import zipf_frequency
+
+    return word.isalpha() and len(word) >= 3 and zipf_frequency(word, "en") < get_settings().coined_word_max_zipf
+
+
 def is_code_shaped(word: str) -> bool:
     """'GitHub', 'iOS', 'Neo4j', 'Node.js', 'gobgp_1': a shape ordinary words do not have."""
     core = word.rstrip("+#")
@@ -184,7 +192,9 @@ def shape_candidates(text: str, taken: list[tuple[int, int]], sentences: list[tu
             index = last + 1
             continue
         # 'his service', 'its API': a pronoun or other function word before a cue is never a name
-        if word.islower() and len(word) >= 2 and word not in STOP_WORDS and in_usage_cue(text, start, end):
+        if word.islower() and len(word) >= 2 and word not in STOP_WORDS and (
+            in_usage_cue(text, start, end) or _coined(word)
+        ):
             found.append((start, end))
         index += 1
     chosen = {span for span in found}
