@@ -251,6 +251,8 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
             kind = None  # '# Vendor sync': an everyday word capitalised by its place, no one's name
         elif is_project_name(text, entity):
             kind = PageKind.PROJECT
+        elif _partners_name(entity):
+            kind = PageKind.ORGANISATION
         elif (_named_for_a_trade(entity) or _organisation_apposition(text, entity)) and (
             chances["person"] < 0.5 and _strong_tool_cue_share(text, entity) < settings.kind_tool_cue_share
         ):
@@ -337,6 +339,13 @@ def _named_for_a_trade(entity: DocumentEntity) -> bool:
     word ('Ask Harbourview Analytics') may have its sentence's first word in it: the classifier decides."""
     words = entity.name.split()
     return ends_in_organisation_head(words) and not (entity.candidate and is_common_word(words[0]))
+
+
+def _partners_name(entity: DocumentEntity) -> bool:
+    """'Halvorsen & Reyes', 'Procter & Gamble': names joined by '&' that stayed one name (two people
+    the document names alone come apart earlier, extract's conjoined parts) are a firm's."""
+    words = entity.name.split()
+    return len(words) >= 3 and "&" in words[1:-1]
 
 
 def _organisation_apposition(text: str, entity: DocumentEntity) -> bool:

@@ -109,6 +109,13 @@ def test_a_person_opening_sentences_is_still_a_person(tmp_path):
     assert kinds.get("Maya") is PageKind.PERSON, kinds
 
 
+def test_partners_names_joined_by_an_ampersand_are_a_firm(tmp_path):
+    # seen failing on a fresh email: the classifier was sure 'Halvorsen & Reyes' was a person
+    kinds = _kinds(tmp_path, "I spoke with Daniel Achebe at Halvorsen & Reyes yesterday; they can run the background checks.\n")
+    assert kinds.get("Halvorsen & Reyes") is PageKind.ORGANISATION, kinds
+    assert kinds.get("Daniel Achebe") is PageKind.PERSON
+
+
 def test_project_x_is_a_project(tmp_path):
     kinds = _kinds(
         tmp_path,
