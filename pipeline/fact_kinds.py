@@ -206,8 +206,8 @@ def _owner(match: re.Match | None) -> tuple[str | None, int | None]:
     if match is None:
         return None, None
     owner = match.group("owner")
-    first = owner.split()[0].strip("'’").lower()
-    if first in _NOT_OWNERS:
+    first = owner.split()[0].strip("'’")
+    if first.lower() in _NOT_OWNERS and not (len(first) > 1 and first.isupper()):  # 'TO to open…': initials
         return None, None
     if owner.lower() in ("us", "we"):
         return "we", match.start("owner")
