@@ -49,7 +49,7 @@ from pipeline.coreference import join_office_to_holder, join_organisation_names,
 from pipeline.kind_model import _drop_entities, type_entities
 from pipeline.speakers import attach_labels, read_meeting_notes, resolved_label_spans, works_at_pairs
 from pipeline.tool_candidates import shape_candidates
-from pipeline.units import split_into_units, unit_breaks
+from pipeline.units import is_salutation, split_into_units, unit_breaks
 
 LABEL_KINDS = {
     "PERSON": PageKind.PERSON,
@@ -549,6 +549,12 @@ def _name_start(ent) -> int:
     return doc[first].idx
 
 
+def _name_alone(text: str, start: int, end: int, spans: list[tuple[int, int, int]]) -> bool:
+    """Whether a unit is one mention and nothing else ('Jonas Weber' on a signature's line)."""
+    stripped = text[start:end].strip(" \t,.;:*_")
+    return len(spans) == 1 and text[spans[0][0] : spans[0][1]].strip(" ,.") == stripped
+
+
 def _one_line(text: str, limit: int) -> str:
     line = _WHITESPACE.sub(" ", text).strip()
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
@@ -624,6 +630,8 @@ def build_extracted(
         while cursor < len(spans) and spans[cursor][0] < sent_end:
             inside.append(spans[cursor][2])
             cursor += 1
+        if is_salutation(text[sent_start:sent_end]) or _name_alone(text, sent_start, sent_end, spans[position:cursor]):
+            continue  # 'Hi Maya,', a signature's 'Jonas Weber': they name someone and say nothing of them
         if inside or (parsed.kind is SourceKind.SUBMISSION and text[sent_start:sent_end].strip()):
             facts.append(
                 CandidateFact(

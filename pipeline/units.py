@@ -19,6 +19,19 @@ _LIST_ITEM = re.compile(r"(?:[-*+•▪◦]|\d{1,3}[.)])\s+")
 _TABLE_ROW = re.compile(r"\|")
 _KEY_VALUE = re.compile(r"[A-Z][\w ./&'-]{0,30}:(?:\s|$)")
 _UNDERLINE = re.compile(r"(?:=+|-+)\s*$")
+# An email's greeting or closing line ("Hi Maya,", "Dear Dr. Okafor,", "Best,", "Kind regards,"):
+# a unit of its own that says nothing; the lines after a closing are a signature, each its own unit.
+_SALUTATION = re.compile(
+    r"(?:(?:hi|hello|hey|dear|good (?:morning|afternoon|evening))\b[^.!?\n]{0,40}"
+    r"|(?:best|regards|kind regards|best regards|warm regards|many thanks|thanks|thank you|cheers|sincerely|"
+    r"yours|yours sincerely|all the best|talk soon)(?:\s[^.!?\n]{0,30})?)[,!.]?\s*$",
+    re.IGNORECASE,
+)
+_CLOSING = re.compile(
+    r"(?:best|regards|kind regards|best regards|warm regards|many thanks|thanks|thank you|cheers|sincerely|"
+    r"yours|yours sincerely|all the best|talk soon)[,!.]?\s*$",
+    re.IGNORECASE,
+)
 # Full-width sentence ends (Chinese, Japanese): the English sentence splitter reads past them.
 _FULL_WIDTH_END = re.compile(r"[。！？]+")
 # Markup that opens a unit and is not part of what it says.
@@ -36,15 +49,23 @@ def _is_structural(line: str) -> bool:
     )
 
 
+def is_salutation(line: str) -> bool:
+    """Whether a line is only an email's greeting or closing ('Hi Maya,', 'Best,'): no fact."""
+    stripped = line.strip()
+    return bool(stripped) and len(stripped.split()) <= 6 and bool(_SALUTATION.fullmatch(stripped))
+
+
 def unit_breaks(text: str) -> list[int]:
     """Offsets at which no sentence may continue: the edges of structural lines and blank lines,
     and the end of a full-width sentence mark."""
     breaks: set[int] = set()
     position = 0
+    signature = False  # after 'Best,' each line is a unit: 'Jonas Weber', 'Head of People, Fjordline'
     for line in text.splitlines(keepends=True):
         end = position + len(line)
-        if not line.strip() or _is_structural(line):
+        if not line.strip() or _is_structural(line) or signature or is_salutation(line):
             breaks.update((position, end))
+        signature = signature or bool(_CLOSING.fullmatch(line.strip()))
         position = end
     breaks.update(match.end() for match in _FULL_WIDTH_END.finditer(text))
     return sorted(breaks)

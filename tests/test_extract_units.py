@@ -74,3 +74,24 @@ def test_full_width_sentence_ends_end_a_unit():
     text = "北京大学的张伟负责项目。李娜下周提交报告！还有问题吗？\n"
     units = [text[s:e] for s, e in split_into_units(text, [(0, len(text) - 1)], unit_breaks(text))]
     assert units == ["北京大学的张伟负责项目。", "李娜下周提交报告！", "还有问题吗？"]
+
+
+EMAIL = """Subject: Re: platform hiring
+
+Hi Maya,
+
+Thanks for the shortlist. I spoke with Daniel Achebe at Halvorsen & Reyes yesterday about the checks.
+
+Best,
+Jonas Weber
+Head of People, Fjordline Systems
+"""
+
+
+def test_an_emails_greeting_and_signature_are_no_facts_glued_to_prose():
+    # seen failing on a fresh email: 'Hi Maya,' was a fact about Maya, and the sign-off, the name
+    # and the job line were one fact 'Best, Jonas Weber Head of People, Fjordline Systems'
+    facts = [f.text for f in _extract(EMAIL).facts]
+    assert not any(f.startswith(("Hi Maya", "Best")) or f == "Jonas Weber" for f in facts), facts
+    assert any(f.startswith("I spoke with Daniel Achebe") for f in facts)
+    assert "Head of People, Fjordline Systems" in facts  # the signature's job line is its own unit
