@@ -21,7 +21,7 @@ from pydantic import BaseModel
 PERSON_FIELDS = {
     "author", "authors", "by", "sponsor", "delegate", "bdfl-delegate", "pep-delegate", "editor", "editors",
     "owner", "owners", "maintainer", "maintainers", "contributor", "contributors", "reviewer", "reviewers",
-    "attendee", "attendees", "participants", "present",
+    "attendee", "attendees", "participants", "present", "with", "invitees", "guests", "speakers", "panel",
 }
 _FIELD_LINE = re.compile(r"^([A-Za-z][A-Za-z0-9-]{0,40}):(?:[ \t]+|$)")
 _CONTINUATION = re.compile(r"^[ \t]+\S")

@@ -114,8 +114,9 @@ class PageIndex:
 
     def only_person_called(self, given: str, besides: str) -> str | None:
         """The one person page other than `besides` whose name starts with this given name ('Maya'
-        -> 'Maya Lindqvist'); None when two people (or a page of that one word) share it. Nicknames
-        are not enough here: 'Cathy' alone may be any Catherine."""
+        -> 'Maya Lindqvist', or another note's 'Maya'); None when two people share it, or when the
+        page is a titled surname ('Justice Thomas'). Nicknames are not enough here: 'Cathy' alone
+        may be any Catherine."""
         if len(given) < 2:
             return None  # an initial is no given name
         fits = {slug for slug in self.by_given.get(given, ())
@@ -125,7 +126,7 @@ class PageIndex:
         slug = next(iter(fits))
         words = names.name_key(self.pages[slug].title, True).split()
         # 'Elizabeth' is not 'Elizabeth II': a numbered name is a ruler's own
-        return slug if len(words) >= 2 and not names.is_regnal_number(words[-1].upper()) else None
+        return None if names.is_regnal_number(words[-1].upper()) or _titled_surname(self.pages[slug]) else slug
 
     def acronym_of(self, acronym: str) -> str | None:
         """The one organisation page whose title has these initials ('NOAA')."""

@@ -158,9 +158,14 @@ def _affiliation(text: str, link: re.Match | None, after_name: int, end: int) ->
     else:
         paren = _PAREN.search(text, after_name, end)
         inner = paren.group(1).strip() if paren else ""
-        if not inner or _is_short_label(inner) or len(inner.split()) > _MAX_ORGANISATION_WORDS:
+        if not inner or _is_short_label(inner):
             return None
-        span = _trimmed(text, paren.start(1), paren.end(1))
+        # '(Head of Operations, Brightwater Foods)': the part that is no role is the employer
+        parts = [_trimmed(text, paren.start(1) + m.start(), paren.start(1) + m.end()) for m in re.finditer(r"[^,;]+", inner)]
+        parts = [p for p in parts if p and not any(_is_role_word(w) for w in text[p[0] : p[1]].split())]
+        if len(parts) != 1:
+            return None
+        span = parts[0]
     if span is None or not text[span[0]].isupper():
         return None
     words = text[span[0] : span[1]].split()

@@ -217,6 +217,18 @@ def test_a_person_known_by_a_middle_name_is_one_person():
     assert not same_person_name(["anna", "wilson"], ["thomas", "woodrow", "wilson"])
 
 
+def test_a_first_name_alone_in_notes_that_share_a_client_is_one_person():
+    # seen failing on fresh notes: 'Marcus' of three notes about one client made three pages (no
+    # note gave his surname); tests/test_resolution_across_documents.py has the case with nothing shared
+    resolved = _resolve(
+        "Brightwater Foods wants a pilot at the Leeds site. We need to confirm pricing with Marcus before the proposal goes out.",
+        "Alicia Romero confirmed the Brightwater Foods pilot starts on 3 November. Marcus approved a 20% pilot discount.",
+    )
+    assert _page_of(resolved, 0, "Marcus") == _page_of(resolved, 1, "Marcus")
+    marcus = next(r for r in resolved[1].resolutions if r.title == "Marcus")
+    assert marcus.method == "name-variant" and "Brightwater Foods" in marcus.evidence
+
+
 def test_a_lone_surname_before_the_full_name_joins_it():
     extracted = _extract("Warhol moved to New York in 1949. Andy Warhol later founded a studio there.")
     assert _names(extracted)["Andy Warhol"] >= {"Andy Warhol", "Warhol"}

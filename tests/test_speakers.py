@@ -190,6 +190,17 @@ def test_an_attendee_list_says_who_works_where():
                          "Ben Ito": "Larkspur Systems", "Cy Dee": None}  # a role is no employer
 
 
+def test_a_call_notes_with_line_lists_people_and_their_employer():
+    from pipeline.speakers import read_meeting_notes
+
+    # seen failing on fresh call notes: 'With:' was no attendee field, so 'Alicia Romero' came
+    # apart into two people and 'Operations' became an organisation
+    text = "With: Alicia Romero (Head of Operations, Brightwater Foods), Sam Kowalczyk (our side)\n"
+    notes = read_meeting_notes(text)
+    assert {text[slice(*a.name)]: a.organisation and text[slice(*a.organisation)] for a in notes.attendees} == {
+        "Alicia Romero": "Brightwater Foods", "Sam Kowalczyk": None}
+
+
 def test_a_firm_named_without_its_trade_is_the_firm(tmp_path):
     # seen failing on fresh minutes: 'Cobalt Ridge Analytics' vanished inside the attendee line and
     # 'Cobalt Ridge' became a person (the model's reading of 'we keep Cobalt Ridge')
