@@ -106,6 +106,8 @@ class Settings(BaseSettings):
     acronym_min_letters: int = Field(default=2, description="Shortest all-capital name read as an acronym of a name in the same document.")
     acronym_max_letters: int = Field(default=6, description="Longest all-capital name read as an acronym.")
     acronym_min_letters_across_documents: int = Field(default=4, description="Shortest acronym matched to a page of another document by the initials of its title (three letters name too many things: OSU).")
+    undefined_speakers_min: int = Field(default=2, description="Speaker labels no attendee list defines ('Priya: …') are people only in notes where at least this many such name-like labels speak.")
+    header_prose_min_words: int = Field(default=5, description="A 'Name: value' line at the top of a note whose value is a sentence of at least this many words ending in a full stop is what someone said, not a header field ('Priya: fixed the flaky tests.').")
     heading_max_words: int = Field(default=8, description="A line of at most this many words that ends without a full stop is read as a heading (its first word is capitalised by its place).")
     headline_min_words: int = Field(default=3, description="A line needs this many content words to be read as a Title Case headline.")
     headline_capital_share: float = Field(default=0.8, description="Share of a line's content words written with a capital for it to be a headline.")

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from graph_schema.kinds import FactKind
 from graph_schema.models import CandidateFact, DocumentEntity
+from graph_schema.settings import get_settings
 from pipeline.stated_dates import CALENDAR_DATE, DATE_FIELDS, date_at, dated_headings, parse_calendar_date, resolve_due
 
 _FIELD_LINE = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9 _-]{0,30}?)[ \t]*:(?:[ \t]+(?P<value>\S.*?))?\s*$")
@@ -76,6 +77,13 @@ class HeaderField(BaseModel):
     end: int
 
 
+def _is_prose(value: str) -> bool:
+    """A header value is a label, a date, a list of names; a sentence of several words ending in
+    a full stop is what someone said."""
+    value = value.strip()
+    return value.endswith((".", "!", "?")) and len(value.split()) >= get_settings().header_prose_min_words
+
+
 def header_fields(text: str) -> list[HeaderField]:
     """The `Field: value` lines at the top of the text (after a title line or `---`, if any).
     A single field counts only when it is one this module reads (one 'Note: …' line is prose)."""
@@ -88,6 +96,8 @@ def header_fields(text: str) -> list[HeaderField]:
     for line in lines[index : index + _MAX_HEADER_LINES]:
         bare = line.rstrip("\r\n")
         match = _FIELD_LINE.match(bare)
+        if match and _is_prose(match.group("value") or ""):
+            break  # 'Priya: fixed the flaky tests, CI is green again.': a speaker's line, no header field
         if match and "://" not in match.group("name"):
             name = "-".join(match.group("name").lower().split())
             value = match.group("value") or ""

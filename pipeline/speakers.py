@@ -34,6 +34,7 @@ from graph_schema.models import EntityMention
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline.header_people import PERSON_FIELDS, plausible_name
+from pipeline.names import is_common_word, is_given_name
 
 Span = tuple[int, int]
 
@@ -345,6 +346,7 @@ class Group(Protocol):
     """The part of extraction's in-document group that labels are attached to."""
 
     certain_kind: PageKind | None
+    candidate: bool
     mentions: list[EntityMention]
 
     def add(self, surface: str, start: int, end: int, kind: PageKind) -> None: ...
@@ -391,6 +393,7 @@ def attach_labels(text: str, notes: MeetingNotes, groups: dict[str, Group], new_
                 group = groups.setdefault(key, new_group())
                 group.add(text[s:e], s, e, PageKind.ORGANISATION)
                 group.certain_kind = PageKind.ORGANISATION
+    speakers = _undefined_speakers(text, notes)
     for label in notes.labels:
         label_key = normalise_name(text[label.span[0] : label.span[1]])
         if label.person is not None:
@@ -399,6 +402,40 @@ def attach_labels(text: str, notes: MeetingNotes, groups: dict[str, Group], new_
             key = _person_by_label(label_key, groups)
         if key is not None:
             join(label.span, key)
+        elif label_key in speakers:  # 'Priya: fixed the flaky tests' in a standup no attendee list opens
+            group = groups.setdefault(label_key, new_group())
+            if group.certain_kind in (None, PageKind.PERSON):
+                group.add(text[label.span[0] : label.span[1]], label.span[0], label.span[1], PageKind.PERSON)
+                group.certain_kind = PageKind.PERSON
+                group.candidate = False  # a person by rule, not a shape the classifier may drop
+
+
+def _named_inside_a_line(text: str, word: str) -> bool:
+    """Whether the word is also written inside a line ('… Priya asked finance'), where a capital
+    says name, not only where labels stand ('Blocker:')."""
+    for match in re.finditer(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        if text[line_start : match.start()].strip(" \t-*+•>"):
+            return True
+    return False
+
+
+def _undefined_speakers(text: str, notes: MeetingNotes) -> set[str]:
+    """Keys of the labels that are people though no attendee list defines them: one word, a
+    given name the nickname data knows, or a rarer word the notes also write as a name inside a
+    line ('Sam:', 'Priya:' beside '… Priya asked finance'; not 'Blocker:', 'Update:'), in notes
+    where at least two such labels speak, as in a standup or a transcript."""
+    keys = set()
+    for label in notes.labels:
+        if label.person is not None:
+            continue
+        surface = text[label.span[0] : label.span[1]]
+        key = normalise_name(surface)
+        if " " not in surface and surface[:1].isupper() and not surface.isupper() and (
+            is_given_name(key) or (not is_common_word(surface) and _named_inside_a_line(text, surface))
+        ):
+            keys.add(key)
+    return keys if len(keys) >= get_settings().undefined_speakers_min else set()
 
 
 def resolved_label_spans(text: str, notes: MeetingNotes) -> list[Span]:

@@ -201,6 +201,25 @@ def test_a_call_notes_with_line_lists_people_and_their_employer():
         "Alicia Romero": "Brightwater Foods", "Sam Kowalczyk": None}
 
 
+STANDUP = """Standup 6 Oct
+
+Sam: proposal for Brightwater is drafted, waiting on pricing from Marcus.
+Priya: fixed the flaky Playwright tests, CI is green again.
+Blocker: GitHub Actions minutes ran out, Priya asked finance for more.
+"""
+
+
+def test_speakers_no_attendee_list_defines_are_people_and_their_lines_are_facts(tmp_path):
+    # seen failing on a fresh standup: 'Priya:' was no one, and her line was read as a header field
+    # (the lines at the top of a note) and dropped as a fact
+    extracted = _extract(tmp_path, "standup.md", STANDUP)
+    priya = _entity(extracted, "Priya")
+    assert priya.kind is PageKind.PERSON and STANDUP.index("Priya:") in {m.start for m in priya.mentions}
+    assert "Blocker" not in {e.name for e in extracted.entities}  # a label, no one's name
+    facts = {f.text: {extracted.entities[i].name for i in f.entities} for f in extracted.facts}
+    assert "Priya" in facts["Priya: fixed the flaky Playwright tests, CI is green again."]
+
+
 def test_a_firm_named_without_its_trade_is_the_firm(tmp_path):
     # seen failing on fresh minutes: 'Cobalt Ridge Analytics' vanished inside the attendee line and
     # 'Cobalt Ridge' became a person (the model's reading of 'we keep Cobalt Ridge')
