@@ -73,6 +73,7 @@ class Settings(BaseSettings):
     kind_candidate_min_probability: float = Field(default=0.35, description="A name spaCy did not tag becomes an entity only when the kind classifier gives a page kind at least this probability.")
     kind_tool_cue_share: float = Field(default=0.5, description="A name whose mentions are at least this often used as software ('the X migration', 'X webhooks', 'install X', 'X 3.2') is a tool unless the classifier calls it a person.")
     kind_not_a_page_probability: float = Field(default=0.8, description="A name spaCy tagged is dropped when the kind classifier gives 'place' or 'not a page' at least this probability ('Rotterdam' read as a person, a heading's 'Roadmap').")
+    kind_known_name_max_other: float = Field(default=0.97, description="A name spaCy left untagged that Simple Icons knows as software or a brand ('Notion', 'Okta') is a tool or an organisation unless the kind classifier gives 'not a page' at least this probability.")
     kind_retype_margin: float = Field(default=0.15, description="spaCy's kind for a name is replaced only when the classifier gives another kind this much more probability than spaCy's.")
 
     # --- ingestion limits ------------------------------------------------------------------
@@ -116,6 +117,8 @@ class Settings(BaseSettings):
     gazetteer_max_words: int = Field(default=6, description="Longer names are not looked for outside their document.")
     opener_min_zipf: float = Field(default=4.5, description="A sentence's first word ending in -ly or -ing at least this frequent ('Currently' 5.1, 'Following' 5.5; the surname 'Fleming' 3.6) only opens the sentence: it is cut off a person's name ('Currently Shalev').")
     coined_word_max_zipf: float = Field(default=1.5, description="A lower-case word rarer than this in English (wordfreq's Zipf scale: 'dagster' and 'kubectl' 0, 'enjambment' 1.2, 'nginx' 2.2) is a coined name, a candidate the kind classifier types or drops.")
+    known_name_part_max_zipf: float = Field(default=4.0, description="'Apache Airflow' is also known as 'Airflow' when the rest after a brand's name is rarer than this in English (wordfreq's Zipf scale: 'airflow' 3.1, 'excel' 3.7, 'teams' 5.0).")
+    known_name_lower_max_zipf: float = Field(default=3.0, description="A lower-case word that a known software or brand name spells is that name when it is rarer than this ('dbt' 2.4, 'okta' 1.6; 'linear' 4.1 and 'snowflake' 3.3 stay words).")
     common_word_min_zipf: float = Field(default=3.5, description="A word at least this frequent in everyday English (wordfreq's Zipf scale: 'court' 5.2, 'slack' 3.7, 'kafka' 3.0, 'figma' 1.7) is a common word: alone it may name different things in different documents.")
     initials_max_chars: int = Field(default=5, description="Longest short label of a person ('AP', 'JdS') meeting notes define; a full name is never matched across documents by one.")
 

@@ -7,7 +7,8 @@ entity whose kind no rule fixed is classified from
   ("Name. first facts…", the vector extraction already made for resolution),
 - its shape (inner capitals, digits, dots, all lower, all capitals, word count),
 - usage cues around its mentions ("install X", "the X cluster", "X 3.2", "Mr. X", "X Inc"),
-- what spaCy said (its label, or that it found nothing and the name is a shape candidate).
+- what spaCy said (its label, or that it found nothing and the name is a shape candidate),
+- whether Simple Icons knows the name as software or a brand (known_names.py).
 
 The classes are person, organisation, tool, place and other (not a page). A candidate spaCy did
 not tag becomes an entity only when a page kind wins with `kind_candidate_min_probability`; spaCy's
@@ -35,6 +36,7 @@ from graph_schema.kinds import PageKind, SourceKind
 from graph_schema.models import DocumentEntity, ExtractedDocument
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
+from pipeline.known_names import is_known_name
 from pipeline.names import ends_in_organisation_head, is_common_word, is_given_name
 from pipeline.tool_candidates import (
     ORGANISATION_APPOSITION,
@@ -49,7 +51,7 @@ from pipeline.tool_candidates import (
 )
 
 MODEL_PATH = Path(__file__).parent / "data" / "kind_model.npz"
-FEATURE_VERSION = 2
+FEATURE_VERSION = 3
 CLASSES = ("person", "organisation", "tool", "place", "other")
 PAGE_CLASSES = {"person": PageKind.PERSON, "organisation": PageKind.ORGANISATION, "tool": PageKind.TOOL}
 SOURCE_KINDS = (PageKind.PERSON, PageKind.ORGANISATION, PageKind.TOOL, PageKind.PROJECT, PageKind.TOPIC)
@@ -113,6 +115,7 @@ def shape_and_cue_features(text: str, entity: DocumentEntity) -> list[float]:
         _cue_share(text, entity, lambda s, e: previous_word(text, s) in PLACE_BEFORE),
         *(float(not entity.candidate and entity.kind is kind) for kind in SOURCE_KINDS),
         float(entity.candidate),
+        float(is_known_name(entity.name)),
     ]
 
 
@@ -257,6 +260,14 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
             chances["person"] < 0.5 and _strong_tool_cue_share(text, entity) < settings.kind_tool_cue_share
         ):
             kind = PageKind.ORGANISATION  # "Bellhaven Retail", "Fernway, our biggest customer"
+        elif _known_unnamed_name(entity) and chances["other"] < settings.kind_known_name_max_other:
+            # 'share it in Notion', 'SSO through Okta': software or a firm Simple Icons knows, which
+            # spaCy left untagged and the classifier rarely saw. Most of its names are software, so
+            # a firm only when the context says so by the retyping margin.
+            firm = chances["organisation"] - chances["tool"] >= settings.kind_retype_margin
+            kind = PageKind.ORGANISATION if firm else PageKind.TOOL
+        elif _known_software_read_as_firm(entity, chances):
+            kind = PageKind.TOOL  # 'a ticket in Linear': spaCy's news reading of a known product's name
         elif (
             _strong_tool_cue_share(text, entity) >= settings.kind_tool_cue_share
             and chances["person"] < 0.5
@@ -339,6 +350,18 @@ def _named_for_a_trade(entity: DocumentEntity) -> bool:
     word ('Ask Harbourview Analytics') may have its sentence's first word in it: the classifier decides."""
     words = entity.name.split()
     return ends_in_organisation_head(words) and not (entity.candidate and is_common_word(words[0]))
+
+
+def _known_unnamed_name(entity: DocumentEntity) -> bool:
+    """A candidate spaCy did not tag that Simple Icons knows and that is no given name ('Ruby' may be a person)."""
+    return entity.candidate and is_known_name(entity.name) and not is_given_name(entity.name.lower())
+
+
+def _known_software_read_as_firm(entity: DocumentEntity, chances: dict[str, float]) -> bool:
+    """An organisation by spaCy's label that Simple Icons knows, in a context the classifier reads
+    more as software than as a firm (news contexts keep 'Google' a firm)."""
+    return (entity.kind is PageKind.ORGANISATION and not entity.candidate and is_known_name(entity.name)
+            and chances["tool"] > chances["organisation"])
 
 
 def _partners_name(entity: DocumentEntity) -> bool:

@@ -35,6 +35,7 @@ from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline.header_people import PERSON_FIELDS, plausible_name
 from pipeline.names import is_common_word, is_given_name
+from pipeline.units import is_closing
 
 Span = tuple[int, int]
 
@@ -173,6 +174,45 @@ def _affiliation(text: str, link: re.Match | None, after_name: int, end: int) ->
     if len(words) > _MAX_ORGANISATION_WORDS or any(_is_role_word(w) for w in words):
         return None  # 'Ben Ito (Product Manager)', 'Ada Park – Head of Sales': a role, not an employer
     return span
+
+
+def _employer_part(text: str, start: int, end: int) -> Span | None:
+    """'Head of People, Fjordline Systems', 'Engineer at Initech', 'Fjordline Systems | Oslo' … the
+    one part of a role line that holds no role word and is written as a name."""
+    pieces = re.split(r",|;|\||\s[-–—]\s|\s(?:at|@)\s", text[start:end])
+    parts, position = [], start
+    for piece in pieces:
+        offset = text.index(piece, position) if piece else position
+        span = _trimmed(text, offset, offset + len(piece))
+        position = offset + len(piece)
+        if span and not any(_is_role_word(w) for w in text[span[0] : span[1]].split()):
+            parts.append(span)
+    parts = [p for p in parts if text[p[0]].isupper() and len(text[p[0] : p[1]].split()) <= _MAX_ORGANISATION_WORDS]
+    return parts[0] if len(parts) == 1 and len(pieces) > 1 else None
+
+
+def _signatures(text: str, lines: list[tuple[int, str]]) -> tuple[list[Attendee], list[Span]]:
+    """An email's signature: the name on the line after 'Best,' and the employer on the role line
+    under it ('Jonas Weber' / 'Head of People, Fjordline Systems'): the person works there."""
+    attendees: list[Attendee] = []
+    ruled: list[Span] = []
+    filled = [(start, line) for start, line in lines if line.strip()]
+    for index, (_, line) in enumerate(filled[:-1]):
+        if not is_closing(line):
+            continue
+        name_start, name_line = filled[index + 1]
+        name = _trimmed(text, name_start, name_start + len(name_line))
+        if name is None or len(name_line.split()) > 4 or not plausible_name(text[name[0] : name[1]]):
+            continue
+        employer = None
+        if index + 2 < len(filled):
+            role_start, role_line = filled[index + 2]
+            employer = _employer_part(text, role_start, role_start + len(role_line))
+            if employer:
+                ruled.append((role_start, role_start + len(role_line)))
+        attendees.append(Attendee(name=name, organisation=employer))
+        ruled.append(name)
+    return attendees, ruled
 
 
 def _is_role_word(word: str) -> bool:
@@ -328,7 +368,8 @@ def read_meeting_notes(text: str) -> MeetingNotes:
     lines = _lines(text)
     listed, ruled = _attendee_lists(text, lines)
     tabled, table_ruled = _tables(text, lines)
-    attendees = listed + tabled  # each occurrence of a name is a mention; labels look up one per person
+    signed, signature_ruled = _signatures(text, lines)
+    attendees = listed + tabled + signed  # each occurrence of a name is a mention; labels look up one per person
     people = _merge_attendees(text, attendees)
     lookup = label_lookup(text, people)
     labels: list[SpeakerLabel] = []
@@ -339,7 +380,7 @@ def read_meeting_notes(text: str) -> MeetingNotes:
         found = lookup.get(normalise_name(match.group(1)))
         labels.append(SpeakerLabel(span=(start + match.start(1), start + match.end(1)),
                                    person=people[found].name if found is not None else None))
-    return MeetingNotes(attendees=attendees, labels=labels, ruled=ruled + table_ruled)
+    return MeetingNotes(attendees=attendees, labels=labels, ruled=ruled + table_ruled + signature_ruled)
 
 
 class Group(Protocol):

@@ -10,6 +10,8 @@ What counts as a candidate, all on word boundaries and outside spaCy's own entit
   an inner dot ("Node.js", "Lex.DB") or underscore;
 - all-capital acronyms of two or more letters, with "+" or "#" ("API", "C++", "C#");
 - runs of capitalised words that do not start a sentence ("Visual Studio", "Elasticsearch");
+- names of two or more words Simple Icons knows, written as it writes them ("GitHub Actions"),
+  and rare lower-case words it knows ("dbt");
 - lower-case words in a usage cue ("install webpack", "the kafka cluster", "ffmpeg 4.2"), and the
   lower-case spelling of a name the document also writes capitalised inside a sentence ("python"
   beside "Python"; not "iodine" beside a sentence's first word "Iodine").
@@ -22,6 +24,7 @@ import re
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from graph_schema.settings import get_settings
+from pipeline.known_names import is_rare_known_word, known_multiword_names
 
 # A word as names are written in technical text: letters, digits and the joiners names use inside.
 _WORD = re.compile(r"(?<![\w@#/\\.$-])[A-Za-z][\w+#]*(?:[.\-][A-Za-z0-9][\w+#]*)*(?![\w@/\\]|\.\w)")
@@ -134,6 +137,15 @@ def is_code_shaped(word: str) -> bool:
     )
 
 
+def _known_name_end(text: str, start: int, word: str, multiword: dict[str, tuple[str, ...]]) -> int | None:
+    """The end of a known name of two or more words that starts here, written as it is known."""
+    for name in multiword.get(word, ()):
+        end = start + len(name)
+        if text.startswith(name, start) and (end == len(text) or not (text[end].isalnum() or text[end] in "_+#")):
+            return end
+    return None
+
+
 def _overlaps(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
     return any(s < end and start < e for s, e in spans)
 
@@ -160,10 +172,18 @@ def shape_candidates(text: str, taken: list[tuple[int, int]], sentences: list[tu
     # A name's capitals count only inside a sentence: 'Iodine released from…' is capitalised by its place.
     capitalised_forms = {text[s:e].lower() for s, e in taken if s not in starts}
     index = 0
+    multiword = known_multiword_names()
     while index < len(words):
         start, end, word = words[index]
         if _overlaps(start, end, taken):
             index += 1
+            continue
+        known_end = _known_name_end(text, start, word, multiword)
+        if known_end and not _overlaps(start, known_end, taken):  # "GitHub Actions", not "GitHub"
+            found.append((start, known_end))
+            capitalised_forms.add(text[start:known_end].lower())
+            while index < len(words) and words[index][0] < known_end:
+                index += 1
             continue
         if is_code_shaped(word) or (_ACRONYM.fullmatch(word) and len(word) >= 2):
             found.append((start, end))
@@ -193,7 +213,7 @@ def shape_candidates(text: str, taken: list[tuple[int, int]], sentences: list[tu
             continue
         # 'his service', 'its API': a pronoun or other function word before a cue is never a name
         if word.islower() and len(word) >= 2 and word not in STOP_WORDS and (
-            in_usage_cue(text, start, end) or _coined(word)
+            in_usage_cue(text, start, end) or _coined(word) or is_rare_known_word(word)
         ):
             found.append((start, end))
         index += 1

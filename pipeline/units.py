@@ -55,6 +55,11 @@ def is_salutation(line: str) -> bool:
     return bool(stripped) and len(stripped.split()) <= 6 and bool(_SALUTATION.fullmatch(stripped))
 
 
+def is_closing(line: str) -> bool:
+    """Whether a line is an email's closing ('Best,', 'Kind regards,'): the lines after it are a signature."""
+    return bool(_CLOSING.fullmatch(line.strip()))
+
+
 def unit_breaks(text: str) -> list[int]:
     """Offsets at which no sentence may continue: the edges of structural lines and blank lines,
     and the end of a full-width sentence mark."""
@@ -65,7 +70,7 @@ def unit_breaks(text: str) -> list[int]:
         end = position + len(line)
         if not line.strip() or _is_structural(line) or signature or is_salutation(line):
             breaks.update((position, end))
-        signature = signature or bool(_CLOSING.fullmatch(line.strip()))
+        signature = signature or is_closing(line)
         position = end
     breaks.update(match.end() for match in _FULL_WIDTH_END.finditer(text))
     return sorted(breaks)

@@ -42,6 +42,28 @@ def test_software_in_work_notes_is_typed_tool(tmp_path):
     assert kinds.get("Marta Lindqvist") is PageKind.PERSON
 
 
+def test_software_a_curated_list_knows_is_a_tool_even_when_its_name_is_a_word(tmp_path):
+    # seen failing on fresh notes: 'Notion', 'Okta' and 'Playwright' got no page or a person's
+    # (the classifier never saw them); these names are others Simple Icons lists
+    kinds = _kinds(
+        tmp_path,
+        "Retro notes\n\nNadia Brooks moved the launch checklist from Trello to Asana last week. "
+        "Support recordings now go to Loom, and the signup form feeds Zapier. The invoices sync to Xero every night.\n",
+    )
+    assert {name: kinds.get(name) for name in ("Trello", "Asana", "Loom", "Zapier", "Xero")} == dict.fromkeys(
+        ("Trello", "Asana", "Loom", "Zapier", "Xero"), PageKind.TOOL)
+    assert kinds.get("Nadia Brooks") is PageKind.PERSON
+    # spaCy reads 'Notion' here as a firm; the context reads it more as software
+    assert _kinds(tmp_path, "Weekly\n\nKofi moved the team wiki to Notion and the backlog to Shortcut.\n").get(
+        "Notion") is PageKind.TOOL
+
+
+def test_known_names_of_several_words_and_rare_lower_case_ones_are_candidates():
+    text = "The nightly build moved to GitHub Actions and the models to dbt. The linear scan is slow."
+    found = {text[s:e] for s, e in shape_candidates(text, [], [(0, 71), (72, len(text))])}
+    assert {"GitHub Actions", "dbt"} <= found and "GitHub" not in found and "linear" not in found
+
+
 def test_company_with_a_descriptive_last_word_is_an_organisation(tmp_path):
     kinds = _kinds(
         tmp_path,

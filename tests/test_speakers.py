@@ -201,6 +201,29 @@ def test_a_call_notes_with_line_lists_people_and_their_employer():
         "Alicia Romero": "Brightwater Foods", "Sam Kowalczyk": None}
 
 
+EMAIL = """Subject: Re: platform hiring
+
+Hi Maya,
+
+I spoke with Daniel Achebe yesterday; he can run the background checks.
+
+Best,
+Jonas Weber
+Head of People, Fjordline Systems
+"""
+
+
+def test_an_email_signature_says_where_its_writer_works(tmp_path):
+    # seen failing on a fresh email: the role line became an organisation 'People, Fjordline Systems'
+    extracted = _extract(tmp_path, "hiring.md", EMAIL)
+    firm = _entity(extracted, "Fjordline Systems")
+    assert firm.kind is PageKind.ORGANISATION
+    assert not [e.name for e in extracted.entities if "People" in e.name]
+    name = {i: e.name for i, e in enumerate(extracted.entities)}
+    assert {(name[r.subject], r.type, name[r.object]) for r in extracted.relations} >= {
+        ("Jonas Weber", "works_at", "Fjordline Systems")}
+
+
 STANDUP = """Standup 6 Oct
 
 Sam: proposal for Brightwater is drafted, waiting on pricing from Marcus.
