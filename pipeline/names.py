@@ -28,6 +28,7 @@ from functools import lru_cache
 
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
+from pipeline.known_names import is_known_name
 
 _EXTRA_TITLES = frozenset({"justice"})  # missing from nameparser's list; "Justice Thomas" is a judge's title
 # Styles of address nameparser does not list as titles; only after a possessive ('Your Honor'),
@@ -365,6 +366,8 @@ def is_generic_head(surface: str, preceding: list[str]) -> bool:
     if len(words) != 1 or surface.isupper() or not surface[:1].isupper() or _looks_plural(surface):
         return False
     if not is_common_word(surface):  # 'the Figma file': a rare word is a name, whatever precedes it
+        return False
+    if is_known_name(surface):  # 'the Wikipedia approach': a brand is one thing wherever it is named
         return False
     # After a capitalised word other than a determiner ('Supreme Court') it is the head of a longer name.
     alone = [w for w in preceding if w.lower() in _DETERMINERS or not w[:1].isupper()]

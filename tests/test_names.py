@@ -132,6 +132,8 @@ def test_a_rare_word_after_the_is_a_name_not_a_generic_head():
 
     assert is_generic_head("Court", ["the", "The"])  # another document's 'the Court' is another court
     assert not is_generic_head("Figma", ["the"])  # 'the Figma file' is Figma wherever it is written
+    # seen failing on an interview: 'the Wikipedia approach' made a second Wikipedia page
+    assert not is_generic_head("Wikipedia", ["the"])  # frequent in English text, but a brand's name
 
 
 def test_a_firm_named_by_its_trade_goes_by_its_distinctive_word_in_the_next_note():
