@@ -267,7 +267,7 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
             firm = chances["organisation"] - chances["tool"] >= settings.kind_retype_margin
             kind = PageKind.ORGANISATION if firm else PageKind.TOOL
         elif _known_software_read_as_firm(entity, chances):
-            kind = PageKind.TOOL  # 'a ticket in Linear': spaCy's news reading of a known product's name
+            kind = PageKind.TOOL  # 'a ticket in Linear', 'Jira is down': spaCy's news reading of a product's name
         elif (
             _strong_tool_cue_share(text, entity) >= settings.kind_tool_cue_share
             and chances["person"] < 0.5
@@ -358,10 +358,12 @@ def _known_unnamed_name(entity: DocumentEntity) -> bool:
 
 
 def _known_software_read_as_firm(entity: DocumentEntity, chances: dict[str, float]) -> bool:
-    """An organisation by spaCy's label that Simple Icons knows, in a context the classifier reads
-    more as software than as a firm (news contexts keep 'Google' a firm)."""
-    return (entity.kind is PageKind.ORGANISATION and not entity.candidate and is_known_name(entity.name)
-            and chances["tool"] > chances["organisation"])
+    """A firm or a person by spaCy's label that Simple Icons knows (and no given name), in a
+    context the classifier reads more as software than as spaCy's kind ('Jira is down again';
+    news contexts keep 'Google' a firm)."""
+    label = {PageKind.ORGANISATION: "organisation", PageKind.PERSON: "person"}.get(entity.kind)
+    return (label is not None and not entity.candidate and is_known_name(entity.name)
+            and not is_given_name(entity.name.lower()) and chances["tool"] > chances[label])
 
 
 def _partners_name(entity: DocumentEntity) -> bool:

@@ -24,7 +24,8 @@ import re
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from graph_schema.settings import get_settings
-from pipeline.known_names import is_rare_known_word, known_multiword_names
+from pipeline.known_names import is_known_name, is_rare_known_word, known_multiword_names
+from pipeline.names import is_common_word
 
 # A word as names are written in technical text: letters, digits and the joiners names use inside.
 _WORD = re.compile(r"(?<![\w@#/\\.$-])[A-Za-z][\w+#]*(?:[.\-][A-Za-z0-9][\w+#]*)*(?![\w@/\\]|\.\w)")
@@ -137,6 +138,10 @@ def is_code_shaped(word: str) -> bool:
     )
 
 
+def _rare_known_name(name: str) -> bool:
+    return is_known_name(name) and not is_common_word(name)
+
+
 def _known_name_end(text: str, start: int, word: str, multiword: dict[str, tuple[str, ...]]) -> int | None:
     """The end of a known name of two or more words that starts here, written as it is known."""
     for name in multiword.get(word, ()):
@@ -206,7 +211,9 @@ def shape_candidates(text: str, taken: list[tuple[int, int]], sentences: list[tu
                 start, end, word = words[index + 1]  # "Then PulseBoard first.": capitalised by its place only
                 index += 1
             # a sentence's first word is a name when an apposition says what it is ("Fernway, a customer")
-            if start not in starts or last > index or _TOOL_APPOSITION.match(text, run_end) or ORGANISATION_APPOSITION.match(text, run_end):
+            # so is a known name no everyday word spells ('Okta shows…'; 'Linear regression…' is a word)
+            if (start not in starts or last > index or _TOOL_APPOSITION.match(text, run_end)
+                    or ORGANISATION_APPOSITION.match(text, run_end) or _rare_known_name(text[start:run_end])):
                 found.append((start, run_end))
                 capitalised_forms.add(text[start:run_end].lower())
             index = last + 1

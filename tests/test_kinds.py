@@ -56,6 +56,9 @@ def test_software_a_curated_list_knows_is_a_tool_even_when_its_name_is_a_word(tm
     # spaCy reads 'Notion' here as a firm; the context reads it more as software
     assert _kinds(tmp_path, "Weekly\n\nKofi moved the team wiki to Notion and the backlog to Shortcut.\n").get(
         "Notion") is PageKind.TOOL
+    # at a sentence's start: spaCy missed 'Okta' and read 'Jira' as a person
+    opening = _kinds(tmp_path, "Weekly\n\nOkta shows the new SSO app. Jira is down again.\n")
+    assert (opening.get("Okta"), opening.get("Jira")) == (PageKind.TOOL, PageKind.TOOL)
 
 
 def test_known_names_of_several_words_and_rare_lower_case_ones_are_candidates():
