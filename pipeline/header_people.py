@@ -22,6 +22,10 @@ PERSON_FIELDS = {
     "author", "authors", "by", "sponsor", "delegate", "bdfl-delegate", "pep-delegate", "editor", "editors",
     "owner", "owners", "maintainer", "maintainers", "contributor", "contributors", "reviewer", "reviewers",
     "attendee", "attendees", "participants", "present", "with", "invitees", "guests", "speakers", "panel",
+    # the people a meeting or a piece of work is run by: 'Recruiter: Nadia Petrova (Talentmoor)'
+    "recruiter", "recruiters", "interviewer", "interviewers", "candidate", "host", "hosts", "facilitator",
+    "chair", "lead", "leads", "dri", "approver", "approvers", "assignee", "assignees", "contact", "contacts",
+    "organiser", "organizer", "presenter", "presenters", "note-taker", "scribe",
 }
 _FIELD_LINE = re.compile(r"^([A-Za-z][A-Za-z0-9-]{0,40}):(?:[ \t]+|$)")
 _CONTINUATION = re.compile(r"^[ \t]+\S")

@@ -60,6 +60,7 @@ _AFFILIATION = re.compile(r"\s(?:from|at|of)\s+(?=[A-Z])")
 _DASH = re.compile(r"\s[-–—]\s+(?=[A-Z])")
 _ORGANISATION_END = re.compile(r"\(|,|;|\s[-–—]\s")
 _MAX_ORGANISATION_WORDS = 6
+_SIGNATURE_MAX_LINES = 4  # a name or two and a role line under an email's closing
 # Words of a job or a part in the meeting, which an entry may give where an employer could stand
 # (nameparser's title list is no help here: it holds 'Analytics' too).
 _ROLE_WORDS = frozenset({
@@ -192,26 +193,34 @@ def _employer_part(text: str, start: int, end: int) -> Span | None:
 
 
 def _signatures(text: str, lines: list[tuple[int, str]]) -> tuple[list[Attendee], list[Span]]:
-    """An email's signature: the name on the line after 'Best,' and the employer on the role line
-    under it ('Jonas Weber' / 'Head of People, Fjordline Systems'): the person works there."""
+    """An email's signature: the name on the lines after 'Best,' and the employer on the role line
+    under it ('Jonas Weber' / 'Head of People, Fjordline Systems'): the person works there. A
+    first name alone above the full one ('Grace' / 'Grace Okafor') is the same person."""
     attendees: list[Attendee] = []
     ruled: list[Span] = []
     filled = [(start, line) for start, line in lines if line.strip()]
-    for index, (_, line) in enumerate(filled[:-1]):
+    for index, (_, line) in enumerate(filled):
         if not is_closing(line):
             continue
-        name_start, name_line = filled[index + 1]
-        name = _trimmed(text, name_start, name_start + len(name_line))
-        if name is None or len(name_line.split()) > 4 or not plausible_name(text[name[0] : name[1]]):
+        block = filled[index + 1 : index + 1 + _SIGNATURE_MAX_LINES]
+        name_lines = []
+        for position, (line_start, block_line) in enumerate(block):
+            span = _trimmed(text, line_start, line_start + len(block_line))
+            if span is None or len(block_line.split()) > 4 or not plausible_name(text[span[0] : span[1]]):
+                break
+            name_lines.append((position, span))
+        if not name_lines:
             continue
+        name = max((span for _, span in name_lines), key=lambda s: len(text[s[0] : s[1]].split()))
         employer = None
-        if index + 2 < len(filled):
-            role_start, role_line = filled[index + 2]
+        after = name_lines[-1][0] + 1
+        if after < len(block):
+            role_start, role_line = block[after]
             employer = _employer_part(text, role_start, role_start + len(role_line))
             if employer:
                 ruled.append((role_start, role_start + len(role_line)))
         attendees.append(Attendee(name=name, organisation=employer))
-        ruled.append(name)
+        ruled.extend(span for _, span in name_lines)
     return attendees, ruled
 
 

@@ -224,6 +224,22 @@ def test_an_email_signature_says_where_its_writer_works(tmp_path):
         ("Jonas Weber", "works_at", "Fjordline Systems")}
 
 
+def test_a_signature_with_a_first_name_above_the_full_one_still_gives_the_employer(tmp_path):
+    text = "Subject: assets\n\nHi Omar,\n\nThanks for the files.\n\nBest,\nGrace\n\nGrace Okafor\nHead of Product, Fernwell\n"
+    extracted = _extract(tmp_path, "assets.md", text)
+    name = {i: e.name for i, e in enumerate(extracted.entities)}
+    assert ("Grace Okafor", "works_at", "Fernwell") in {(name[r.subject], r.type, name[r.object]) for r in extracted.relations}
+    assert _entity(extracted, "Fernwell").kind is PageKind.ORGANISATION  # seen failing: a person
+
+
+def test_a_recruiter_line_names_a_person_and_her_firm(tmp_path):
+    text = "# Debrief\n\nPanel: Hana Ito, Kwame Mensah\nRecruiter: Nadia Petrova (Talentmoor)\n\nNadia says he wants an answer by Friday.\n"
+    extracted = _extract(tmp_path, "debrief.md", text)
+    name = {i: e.name for i, e in enumerate(extracted.entities)}
+    assert _entity(extracted, "Nadia Petrova").kind is PageKind.PERSON
+    assert ("Nadia Petrova", "works_at", "Talentmoor") in {(name[r.subject], r.type, name[r.object]) for r in extracted.relations}
+
+
 STANDUP = """Standup 6 Oct
 
 Sam: proposal for Brightwater is drafted, waiting on pricing from Marcus.
