@@ -93,6 +93,22 @@ def _is_first_person(token) -> bool:
     return token.lower_ in FIRST_PERSON and (token.text == "I" or not token.text.isupper())
 
 
+def _line_parts(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """A span cut at its line breaks: no name runs from a heading into the next line ('# Debrief:
+    Aarav Kulkarni' then 'Aarav Kulkarni did well' came back from spaCy as one span). Of a span
+    that ran over lines only parts of two words or more stay: a heading's one word ('Enjambment')
+    is a topic more often than a name."""
+    lines = text[start:end].split("\n")
+    if len(lines) == 1:
+        return [(start, end)]
+    parts, position = [], start
+    for line in lines:
+        if len(line.split()) >= 2:
+            parts.append((position, position + len(line)))
+        position += len(line) + 1
+    return parts
+
+
 def clean_mention(text: str, start: int, end: int) -> tuple[str, int, int] | None:
     """Trim an entity span to the name itself, or None when it is not a usable name."""
     while start < end and text[start] in _EDGE:
@@ -736,7 +752,7 @@ def extract_documents(
                 kind = LABEL_KINDS.get(ent.label_)
                 if kind is not None:
                     start = _name_start(ent) if kind is PageKind.ORGANISATION else ent.start_char
-                    raw[i].append((offset + start, offset + ent.end_char, kind))
+                    raw[i].extend((offset + s, offset + e, kind) for s, e in _line_parts(doc.text, start, ent.end_char))
                 else:
                     other_names[i].append((offset + ent.start_char, offset + ent.end_char))
             if documents[i].kind is SourceKind.SUBMISSION:

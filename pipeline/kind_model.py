@@ -23,6 +23,7 @@ one matrix product in numpy.
 
 from __future__ import annotations
 
+import calendar
 import math
 import re
 from collections import Counter
@@ -37,7 +38,7 @@ from graph_schema.models import DocumentEntity, ExtractedDocument
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline.known_names import is_known_name
-from pipeline.names import ends_in_organisation_head, is_common_word, is_given_name
+from pipeline.names import ends_in_organisation_head, is_common_word, is_given_name, project_short_form
 from pipeline.tool_candidates import (
     ORGANISATION_APPOSITION,
     TOOL_AFTER,
@@ -250,8 +251,10 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
         entity, text = documents[d].entities[e], documents[d].parsed.text
         chances = dict(zip(model.classes, row.tolist(), strict=True))
         chances_of[id(entity)] = chances
-        if _heading_word_read_as_person(text, entity):
+        if _heading_word_read_as_person(text, entity) or _calendar_word(entity):
             kind = None  # '# Vendor sync': an everyday word capitalised by its place, no one's name
+        elif _opening_word_read_as_person(text, entity) and chances["other"] >= settings.kind_not_a_page_probability:
+            kind = None  # 'Hire.', 'Strong.' opening a debrief's lines: no one's name
         elif is_project_name(text, entity):
             kind = PageKind.PROJECT
         elif _partners_name(entity):
@@ -297,6 +300,8 @@ def _agree_on_kinds(documents: list[ExtractedDocument], chances: dict[int, dict[
     in any document (a table's organisation column) wins; otherwise the kind most documents gave.
     People are left alone: the same word names different people and places in different texts.
     """
+    _name_projects_by_their_code_names(documents)
+    _read_first_names_as_people(documents)
     by_name: dict[str, list[DocumentEntity]] = {}
     for document in documents:
         for entity in document.entities:
@@ -321,12 +326,72 @@ def _agree_on_kinds(documents: list[ExtractedDocument], chances: dict[int, dict[
                 entity.kind = kind
 
 
+def _name_projects_by_their_code_names(documents: list[ExtractedDocument]) -> None:
+    """'Heron' is the project where the batch also says 'Project Heron' ('**Heron**: designs are
+    in Figma', 'the Heron beta'): a code name alone reads as a firm or a tool to the classifier."""
+    code_names = {normalise_name(short) for document in documents for entity in document.entities
+                  if entity.kind is PageKind.PROJECT and (short := project_short_form(entity.name))}
+    for document in documents:
+        for entity in document.entities:
+            if (entity.kind in AGREEING_KINDS and not entity.kind_certain
+                    and normalise_name(entity.name) in code_names):
+                entity.kind = PageKind.PROJECT
+
+
+def _read_first_names_as_people(documents: list[ExtractedDocument]) -> None:
+    """'good signal from Aarav's loop': a rare word alone that the classifier read as a firm or a
+    tool is a person when it is the first name of exactly one person the batch names in full
+    ('Aarav Kulkarni') and nothing else of the batch is called so."""
+    given: dict[str, set[str]] = {}
+    others: Counter[str] = Counter()
+    for document in documents:
+        for entity in document.entities:
+            words = normalise_name(entity.name).split()
+            if entity.kind is PageKind.PERSON and len(words) >= 2:
+                given.setdefault(words[0], set()).add(normalise_name(entity.name))
+            elif entity.kind is not PageKind.PERSON and (len(words) != 1 or entity.kind_certain):
+                others[words[0] if words else ""] += 1
+    for document in documents:
+        for entity in document.entities:
+            key = normalise_name(entity.name)
+            if (entity.kind in AGREEING_KINDS and not entity.kind_certain and len(key.split()) == 1
+                    and len(given.get(key, ())) == 1 and not others[key] and not is_common_word(key)
+                    and not is_known_name(entity.name)):
+                entity.kind = PageKind.PERSON
+
+
 def _heading_word_read_as_person(text: str, entity: DocumentEntity) -> bool:
     """A 'person' named by one everyday word that only ever opens headings ('# Vendor sync: Q1
     data platform') and is no given name the nickname data knows. Only headings: a sentence
     opening with 'Maya' is about Maya, everyday word or not."""
     return (entity.kind is PageKind.PERSON and _opens_its_lines(text, entity) and is_common_word(entity.name)
             and not is_given_name(entity.name.lower()) and all(_in_heading(text, m.start) for m in entity.mentions))
+
+
+def _opening_word_read_as_person(text: str, entity: DocumentEntity) -> bool:
+    """A 'person' named by one everyday word, no given name, that only ever opens a sentence or a
+    line ('Hire.', 'Lean hire.' in a debrief): capitalised by its place."""
+    if entity.kind is not PageKind.PERSON or len(entity.name.split()) != 1 or entity.name.isupper():
+        return False
+    capitalised = [m for m in entity.mentions if m.surface[:1].isupper()]  # 'Lean hire.' is the word itself
+    return (bool(capitalised) and is_common_word(entity.name) and not is_given_name(entity.name.lower())
+            and all(_opens_a_sentence(text, m.start) for m in capitalised))
+
+
+def _opens_a_sentence(text: str, start: int) -> bool:
+    before = text[max(0, start - 4) : start].rstrip(" \t*_\"'“‘(")
+    return not before or before[-1] in ".!?:;\n"
+
+
+_CALENDAR_WORDS = frozenset(
+    word.lower() for word in (*calendar.day_name, *calendar.day_abbr, *calendar.month_abbr[1:], "Sept", "Tues", "Thur", "Thurs")
+    if not is_given_name(word.lower())
+)  # full month names stay out: 'April', 'June', 'March' are people's names too
+
+
+def _calendar_word(entity: DocumentEntity) -> bool:
+    """'Fri', 'Tuesday', 'Sept': a day or a month's short form, whatever spaCy read it as."""
+    return not entity.kind_certain and entity.name.rstrip(".").lower() in _CALENDAR_WORDS
 
 
 def _in_heading(text: str, start: int) -> bool:

@@ -399,6 +399,18 @@ def distinctive_short_form(surface: str) -> str | None:
     return first
 
 
+_PROJECT_WORDS = re.compile(r"^(?:the\s+)?project\s+(?P<after>\S.*)$|^(?:the\s+)?(?P<before>\S.*?)\s+project$", re.IGNORECASE)
+
+
+def project_short_form(name: str) -> str | None:
+    """'Heron' for 'Project Heron' or 'the Heron project': the code name a team says alone."""
+    match = _PROJECT_WORDS.match(name.strip())
+    if not match:
+        return None
+    short = (match.group("after") or match.group("before")).strip()
+    return short if short[:1].isupper() else None
+
+
 def _looks_plural(word: str) -> bool:
     lowered = word.lower()
     return lowered.endswith("s") and not lowered.endswith(("ss", "us", "is"))

@@ -219,9 +219,12 @@ def _name_keys(entity: DocumentEntity) -> list[str]:
 
 
 def _short_form_keys(entity: DocumentEntity) -> list[str]:
-    """'tidewater' for an organisation named 'Tidewater Freight' (see names.distinctive_short_form):
-    it finds the firm's page in the next note, but never a page of another kind ('Navarro College'
-    is not the person Navarro)."""
+    """'tidewater' for an organisation named 'Tidewater Freight' (see names.distinctive_short_form),
+    'heron' for the project 'Project Heron': it finds the page in the next note, but never a page
+    of another kind ('Navarro College' is not the person Navarro)."""
+    if entity.kind is PageKind.PROJECT:  # 'Heron' for 'Project Heron'
+        shorts = (names.project_short_form(n) for n in (entity.name, *entity.aliases) if n not in entity.local_names)
+        return [normalise_name(short) for short in shorts if short]
     if entity.kind is not PageKind.ORGANISATION:
         return []
     shorts = (names.distinctive_short_form(names.org_base(n)) for n in (entity.name, *entity.aliases)
@@ -422,6 +425,49 @@ def _variant_resolution(
                             evidence=evidence, new_alias=entity.name)
 
 
+def _known_with(slug: str, pages: PageIndex, named_with: dict[str, set[str]], neighbours_of: NeighbourLookup | None) -> set[str]:
+    """The pages named with this one before: in this batch's documents, and in the stored ones."""
+    return named_with.get(slug, set()) | (neighbours_of(slug) if neighbours_of and slug in pages.stored else set())
+
+
+def _fold_earlier_given_names(
+    doc: ExtractedDocument,
+    resolutions: list[EntityResolution],
+    pages: PageIndex,
+    named_with: dict[str, set[str]],
+    neighbours_of: NeighbourLookup | None,
+) -> list[PageMerge]:
+    """The other order of `_join_given_names`: an earlier note's page named by a first name alone
+    ('Hi Omar,') is folded into the person this note names in full ('Omar Haddad'), when that is
+    the only person of that first name and the two notes name `given_name_fold_min_shared` things in common."""
+    here = {r.slug for r in resolutions if r.method != "you"}
+    min_shared = get_settings().given_name_fold_min_shared
+    merges = []
+    for resolution in resolutions:
+        entity = doc.entities[resolution.entity]
+        words = names.name_key(entity.name, True).split()
+        if entity.kind is not PageKind.PERSON or len(words) < 2 or resolution.slug not in pages.pages:
+            continue
+        lone = [slug for slug in pages.by_given.get(words[0], ()) if slug != resolution.slug and slug in pages.pages
+                and pages.pages[slug].kind is PageKind.PERSON and len(names.name_key(pages.pages[slug].title, True).split()) == 1]
+        if len(lone) != 1 or pages.only_person_called(words[0], besides=lone[0]) != resolution.slug:
+            continue  # two pages of that first name, or another full name starting with it
+        other = pages.pages[lone[0]]
+        if other.kind_by_hand or _titled_surname(other) or names.has_title(other.title):
+            continue
+        known_with = _known_with(other.slug, pages, named_with, neighbours_of)
+        shared = sorted((here - {resolution.slug, other.slug}) & known_with)
+        if len(shared) < min_shared:  # folding a page away asks for more than joining one
+            continue
+        pages.fold(other.slug, resolution.slug)
+        merges.append(PageMerge(
+            from_slug=other.slug, into_slug=resolution.slug,
+            evidence=f"{other.title!r} is the given name of {entity.name!r}, the only person of that name, and both "
+                     f"documents name {pages.pages[shared[0]].title if shared[0] in pages.pages else shared[0]!r}",
+        ))
+    return merges
+
+
 def _name_part_merges(entity: DocumentEntity, slug: str, pages: PageIndex) -> list[PageMerge]:
     """Pages named only by a part of this entity's name are folded into its page.
 
@@ -488,7 +534,7 @@ def _join_given_names(
     around = {r.slug for r in resolutions if r.method != "new"} | set(candidates.values())
     result = list(resolutions)
     for position, slug in candidates.items():
-        known_with = named_with.get(slug, set()) | (neighbours_of(slug) if neighbours_of and slug in pages.stored else set())
+        known_with = _known_with(slug, pages, named_with, neighbours_of)
         shared = sorted((around - {slug}) & known_with)
         if not shared:
             continue
@@ -568,6 +614,7 @@ def resolve_documents(
             resolutions.append(resolution)
         if settings.given_name_joins_only_person:
             resolutions = _join_given_names(doc, resolutions, pages, named_with, neighbours_of)
+            merges.extend(_fold_earlier_given_names(doc, resolutions, pages, named_with, neighbours_of))
         slugs = {r.slug for r in resolutions if r.method != "you"}
         for slug in slugs:
             named_with.setdefault(slug, set()).update(slugs - {slug})

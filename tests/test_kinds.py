@@ -67,6 +67,13 @@ def test_known_names_of_several_words_and_rare_lower_case_ones_are_candidates():
     assert {"GitHub Actions", "dbt"} <= found and "GitHub" not in found and "linear" not in found
 
 
+def test_a_name_closing_a_heading_and_opening_the_next_line_is_two_mentions(tmp_path):
+    # seen failing on a fresh debrief: spaCy returned 'Aarav Kulkarni\n\nAarav Kulkarni' as one
+    # span, which no name can be, and the person got no page at all
+    kinds = _kinds(tmp_path, "# Debrief: Aarav Kulkarni\n\nAarav Kulkarni did well in the design round. Hana Ito wants to hire him.\n")
+    assert kinds.get("Aarav Kulkarni") is PageKind.PERSON
+
+
 def test_company_with_a_descriptive_last_word_is_an_organisation(tmp_path):
     kinds = _kinds(
         tmp_path,
@@ -119,6 +126,9 @@ def test_one_name_gets_one_kind_across_the_notes_of_a_batch():
     ("# Customer call\n\nNadia Osei spoke with the buyer from Saltmarsh Freight about the renewal.\n", {"Customer"}),
     ("Trip notes\n\nNadia Osei flew to Rotterdam on Monday to meet the port team.\n", {"Rotterdam"}),  # a place
     ("# Vendor sync: Q1 data platform\n\nAttendees: Nadia Osei, Piet Hauge\n\nNadia opened the meeting.\n", {"Vendor"}),
+    # seen failing on a fresh debrief: spaCy read 'Hire' (a verdict opening lines) and 'Fri' as people
+    ("# Debrief\n\nPanel: Nadia Osei, Elin Berg\n\n**Values (Elin):** Good collaborator, asked thoughtful questions. Hire.\n\n"
+     "**HM (Hana):** Hire. He wants an answer by Fri.\n", {"Hire", "Fri"}),
 ])
 def test_heading_words_field_keys_and_places_are_no_pages(tmp_path, text, not_pages):
     """Seen failing before: 'Roadmap' and 'Customer' were people, 'Attendees' an organisation, 'Rotterdam' a person."""
