@@ -479,6 +479,9 @@ def _name_part_merges(entity: DocumentEntity, slug: str, pages: PageIndex) -> li
     """
     name_words = normalise_name(entity.name).split()
     parts = [(a, compatible_kinds(entity.kind), "is defined as") for a in entity.acronyms]
+    if entity.kind is PageKind.PROJECT and (code := names.project_short_form(entity.name)):
+        # 'the Heron beta' of an earlier note became a firm's page: 'Project Heron' settles it
+        parts.append((code, {PageKind.ORGANISATION, PageKind.TOOL, PageKind.PROJECT}, "is the project called"))
     if entity.kind is PageKind.PERSON:
         for alias in entity.aliases:
             words = normalise_name(alias).split()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from graph_schema.embedding import embed_texts
+from graph_schema.kinds import PageKind
 from graph_schema.models import ParsedDocument, ResolvedDocument
 from graph_schema.queries.pages import get_page
 from graph_schema.settings import get_settings
@@ -165,6 +166,18 @@ def test_a_projects_code_name_alone_is_the_project_in_every_note_of_a_batch():
     page = _page_of(resolved, 0, "Project Marlin")
     assert _page_of(resolved, 1, "Marlin") == page
     assert {r.kind.value for d in resolved for r in d.resolutions if r.slug == page} == {"project"}
+
+
+def test_project_x_folds_an_earlier_notes_page_for_its_code_name():
+    from graph_schema.models import KnownPage
+
+    # seen failing with notes ingested one at a time: 'the Heron beta' of an earlier note kept a
+    # firm's page 'heron' beside 'project-heron'
+    earlier = KnownPage(slug="heron", title="Heron", kind=PageKind.ORGANISATION, name_keys=["heron"])
+    [resolved] = resolve_documents(
+        extract_documents(_parsed(["Subject: Project Heron launch\n\nProject Heron moves its beta to the 28th."]), embed=embed_texts),
+        [earlier], get_settings(), embed_texts)
+    assert [(m.from_slug, m.into_slug) for m in resolved.page_merges] == [("heron", _page_of([resolved], 0, "Project Heron"))]
 
 
 def test_a_firm_named_by_its_trade_goes_by_its_distinctive_word_in_the_next_note():
