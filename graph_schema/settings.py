@@ -74,6 +74,8 @@ class Settings(BaseSettings):
     kind_tool_cue_share: float = Field(default=0.5, description="A name whose mentions are at least this often used as software ('the X migration', 'X webhooks', 'install X', 'X 3.2') is a tool unless the classifier calls it a person.")
     kind_not_a_page_probability: float = Field(default=0.8, description="A name spaCy tagged is dropped when the kind classifier gives 'place' or 'not a page' at least this probability ('Rotterdam' read as a person, a heading's 'Roadmap').")
     kind_known_name_max_other: float = Field(default=0.97, description="A name spaCy left untagged that Simple Icons knows as software or a brand ('Notion', 'Okta') is a tool or an organisation unless the kind classifier gives 'not a page' at least this probability.")
+    kind_acronym_max_chars: int = Field(default=4, description="Capitals up to this long that spaCy tagged ('SRE', 'SSO', 'CSV', initials such as 'KM') are dropped when the classifier gives 'not a page' at least kind_acronym_not_a_page_probability.")
+    kind_acronym_not_a_page_probability: float = Field(default=0.85, description="See kind_acronym_max_chars: how sure the classifier must be that short capitals spaCy tagged name nothing.")
     kind_retype_margin: float = Field(default=0.15, description="spaCy's kind for a name is replaced only when the classifier gives another kind this much more probability than spaCy's.")
 
     # --- ingestion limits ------------------------------------------------------------------

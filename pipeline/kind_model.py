@@ -190,10 +190,16 @@ def decide_kind(entity: DocumentEntity, probabilities: dict[str, float], min_pro
     current = next((c for c, k in PAGE_CLASSES.items() if k is entity.kind), None)
     held = probabilities[current] if current else probabilities["other"]
     # 'Rotterdam' read as a person, a heading's 'Roadmap': the classifier is sure it is no page. An
-    # acronym spaCy tagged ('the PSF board') keeps its kind: the classifier has seen few outside code.
+    # acronym spaCy tagged ('the PSF board') keeps its kind unless the classifier is surer still.
     # 'Not a page' only for a word that opens its lines ('# Roadmap sync'): the classifier knows few
     # invented names ('Zelda Quint', 'ships builds with Mercury'), so elsewhere only 'place' drops one.
     no_page = max(probabilities["place"], probabilities["other"]) if line_opener else probabilities["place"]
+    # 'SRE', 'SSO', 'CSV', a 'KM' of initials: short capitals in work notes are more often a term
+    # than a firm; only when the classifier is that sure ('NASA', 'PSF' are not close)
+    settings = get_settings()
+    if (entity.name.isupper() and len(entity.name) <= settings.kind_acronym_max_chars
+            and probabilities["other"] >= settings.kind_acronym_not_a_page_probability):
+        return None
     if current and no_page >= not_a_page:
         return None
     if PAGE_CLASSES[best] is not entity.kind and probabilities[best] - held >= margin:
