@@ -93,6 +93,9 @@ def _is_first_person(token) -> bool:
     return token.lower_ in FIRST_PERSON and (token.text == "I" or not token.text.isupper())
 
 
+_NAME_PARTICLES = frozenset({"of", "the", "and", "de", "da", "di", "del", "van", "von", "der", "la", "le", "du", "bin", "al"})
+
+
 def _line_parts(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """A span cut at its line breaks: no name runs from a heading into the next line ('# Debrief:
     Aarav Kulkarni' then 'Aarav Kulkarni did well' came back from spaCy as one span). Of a span
@@ -103,7 +106,9 @@ def _line_parts(text: str, start: int, end: int) -> list[tuple[int, int]]:
         return [(start, end)]
     parts, position = [], start
     for line in lines:
-        if len(line.split()) >= 2:
+        words = line.split()
+        # written like a name: 'Sat 12 Sep' (a heading's date) is none
+        if len(words) >= 2 and not any(ch.isdigit() for ch in line) and all(w[:1].isupper() or w in _NAME_PARTICLES for w in words):
             parts.append((position, position + len(line)))
         position += len(line) + 1
     return parts

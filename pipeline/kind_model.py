@@ -197,7 +197,7 @@ def decide_kind(entity: DocumentEntity, probabilities: dict[str, float], min_pro
     # 'SRE', 'SSO', 'CSV', a 'KM' of initials: short capitals in work notes are more often a term
     # than a firm; only when the classifier is that sure ('NASA', 'PSF' are not close)
     settings = get_settings()
-    if (entity.name.isupper() and len(entity.name) <= settings.kind_acronym_max_chars
+    if (entity.kind is PageKind.ORGANISATION and entity.name.isupper() and len(entity.name) <= settings.kind_acronym_max_chars
             and probabilities["other"] >= settings.kind_acronym_not_a_page_probability):
         return None
     if current and no_page >= not_a_page:
@@ -269,7 +269,7 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
             chances["person"] < 0.5 and _strong_tool_cue_share(text, entity) < settings.kind_tool_cue_share
         ):
             kind = PageKind.ORGANISATION  # "Bellhaven Retail", "Fernway, our biggest customer"
-        elif _known_unnamed_name(entity) and chances["other"] < settings.kind_known_name_max_other:
+        elif _known_unnamed_name(text, entity) and chances["other"] < settings.kind_known_name_max_other:
             # 'share it in Notion', 'SSO through Okta': software or a firm Simple Icons knows, which
             # spaCy left untagged and the classifier rarely saw. Most of its names are software, so
             # a firm only when the context says so by the retyping margin.
@@ -397,7 +397,10 @@ _CALENDAR_WORDS = frozenset(
 
 def _calendar_word(entity: DocumentEntity) -> bool:
     """'Fri', 'Tuesday', 'Sept': a day or a month's short form, whatever spaCy read it as."""
-    return not entity.kind_certain and entity.name.rstrip(".").lower() in _CALENDAR_WORDS
+    # written as a day is written ('DEC' is a firm), and never with a title ('Professor Sun')
+    return not entity.kind_certain and all(
+        m.surface.rstrip(".").capitalize() == m.surface.rstrip(".") and m.surface.rstrip(".").lower() in _CALENDAR_WORDS
+        for m in entity.mentions) and bool(entity.mentions)
 
 
 def _in_heading(text: str, start: int) -> bool:
@@ -423,9 +426,12 @@ def _named_for_a_trade(entity: DocumentEntity) -> bool:
     return ends_in_organisation_head(words) and not (entity.candidate and is_common_word(words[0]))
 
 
-def _known_unnamed_name(entity: DocumentEntity) -> bool:
-    """A candidate spaCy did not tag that Simple Icons knows and that is no given name ('Ruby' may be a person)."""
-    return entity.candidate and is_known_name(entity.name) and not is_given_name(entity.name.lower())
+def _known_unnamed_name(text: str, entity: DocumentEntity) -> bool:
+    """A candidate spaCy did not tag that Simple Icons knows and that is no given name ('Ruby' may be
+    a person), nor everyday words that only open sentences ('Open Access to the logs…')."""
+    everyday = all(is_common_word(w) for w in entity.name.split())
+    return (entity.candidate and is_known_name(entity.name) and not is_given_name(entity.name.lower())
+            and not (everyday and all(_opens_a_sentence(text, m.start) for m in entity.mentions)))
 
 
 def _known_software_read_as_firm(entity: DocumentEntity, chances: dict[str, float]) -> bool:

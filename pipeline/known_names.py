@@ -9,9 +9,9 @@ organisation, rarely a person or nothing: the classifier takes it as one feature
 decides which (kind_model.py), and a rare lower-case spelling of such a name ("dbt") is a
 candidate like a capitalised one.
 
-A brand's product is also known by its own name: "Apache Airflow" is "Airflow", "Microsoft Excel"
-"Excel", when the first word is itself a brand and the rest no everyday word ("Microsoft Teams"
-gives no "Teams").
+A brand's product is also known by its own name: "Apache Kafka" is "Kafka", "Amazon DynamoDB"
+"DynamoDB", when the first word is itself a brand and the rest one rare word ("Microsoft Teams"
+gives no "Teams", "Google Analytics" no "Analytics", "Apple Podcasts" no "Podcasts").
 """
 
 from __future__ import annotations
@@ -31,8 +31,10 @@ def _known_names() -> frozenset[str]:
     most_common = get_settings().known_name_part_max_zipf
     for title in titles:
         first, _, rest = title.partition(" ")
-        if rest and first in titles and zipf_frequency(rest, "en") < most_common:
-            names.add(rest)  # 'Apache Airflow' -> 'Airflow'
+        # one rare word, not a plural ('Google Fonts', 'Apple Podcasts' name a kind of thing)
+        if (rest and " " not in rest and not rest.endswith("s") and first in titles
+                and zipf_frequency(rest, "en") < most_common):
+            names.add(rest)  # 'Apache Kafka' -> 'Kafka'
     return frozenset(names)
 
 

@@ -399,7 +399,8 @@ def distinctive_short_form(surface: str) -> str | None:
     return first
 
 
-_PROJECT_WORDS = re.compile(r"^(?:the\s+)?project\s+(?P<after>\S.*)$|^(?:the\s+)?(?P<before>\S.*?)\s+project$", re.IGNORECASE)
+# 'Project Heron', 'the Heron project'; not 'the Tor Project', a body's own name
+_PROJECT_WORDS = re.compile(r"^(?:[Tt]he\s+)?Project\s+(?P<after>\S.*)$|^(?:[Tt]he\s+)?(?P<before>\S.*?)\s+project$")
 
 
 def project_short_form(name: str) -> str | None:

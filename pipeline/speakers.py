@@ -34,7 +34,7 @@ from graph_schema.models import EntityMention
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline.header_people import PERSON_FIELDS, plausible_name
-from pipeline.names import is_common_word, is_given_name
+from pipeline.names import ends_in_organisation_head, is_common_word, is_given_name
 from pipeline.units import is_closing
 
 Span = tuple[int, int]
@@ -204,19 +204,25 @@ def _signatures(text: str, lines: list[tuple[int, str]]) -> tuple[list[Attendee]
             continue
         block = filled[index + 1 : index + 1 + _SIGNATURE_MAX_LINES]
         name_lines = []
-        for position, (line_start, block_line) in enumerate(block):
+        for position, (line_start, block_line) in enumerate(block[:2]):
             span = _trimmed(text, line_start, line_start + len(block_line))
             if span is None or len(block_line.split()) > 4 or not plausible_name(text[span[0] : span[1]]):
+                break
+            # a second name line only when it is the first one in full ('Grace' / 'Grace Okafor');
+            # 'Jonas Weber' / 'Fjordline Systems' is a name and an employer
+            if name_lines and not text[span[0] : span[1]].startswith(text[slice(*name_lines[0][1])] + " "):
                 break
             name_lines.append((position, span))
         if not name_lines:
             continue
-        name = max((span for _, span in name_lines), key=lambda s: len(text[s[0] : s[1]].split()))
+        name = name_lines[-1][1]
         employer = None
         after = name_lines[-1][0] + 1
         if after < len(block):
             role_start, role_line = block[after]
             employer = _employer_part(text, role_start, role_start + len(role_line))
+            if employer is None and ends_in_organisation_head(role_line.split()) and len(role_line.split()) <= _MAX_ORGANISATION_WORDS:
+                employer = _trimmed(text, role_start, role_start + len(role_line))  # 'Fjordline Systems' alone
             if employer:
                 ruled.append((role_start, role_start + len(role_line)))
         attendees.append(Attendee(name=name, organisation=employer))

@@ -184,6 +184,9 @@ def shape_candidates(text: str, taken: list[tuple[int, int]], sentences: list[tu
             index += 1
             continue
         known_end = _known_name_end(text, start, word, multiword)
+        # at a sentence's start a known name of everyday words is those words ('Open Access to…')
+        if known_end and start in starts and all(is_common_word(w) for w in text[start:known_end].split()):
+            known_end = None
         if known_end and not _overlaps(start, known_end, taken):  # "GitHub Actions", not "GitHub"
             found.append((start, known_end))
             capitalised_forms.add(text[start:known_end].lower())

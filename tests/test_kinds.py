@@ -61,6 +61,27 @@ def test_software_a_curated_list_knows_is_a_tool_even_when_its_name_is_a_word(tm
     assert (opening.get("Okta"), opening.get("Jira")) == (PageKind.TOOL, PageKind.TOOL)
 
 
+def test_a_brands_product_is_known_by_one_rare_word_not_by_a_plural_or_an_everyday_word():
+    from pipeline.known_names import is_known_name
+
+    # found in review: 'Apple Podcasts' made 'Podcasts' a known name, and so a tool
+    assert is_known_name("Kafka") and is_known_name("DynamoDB")  # 'Apache Kafka', 'Amazon DynamoDB'
+    assert not is_known_name("Podcasts") and not is_known_name("Analytics") and not is_known_name("on Rails")
+
+
+def test_a_day_is_no_page_but_a_firm_in_capitals_or_a_titled_person_is(tmp_path):
+    # found in review: 'DEC' (the firm) and 'Professor Sun' matched the calendar's 'Dec' and 'Sun'
+    from graph_schema.models import DocumentEntity, EntityMention
+    from pipeline.kind_model import _calendar_word
+
+    def entity(*surfaces: str) -> DocumentEntity:
+        return DocumentEntity(name=surfaces[0], kind=PageKind.PERSON, context=surfaces[0],
+                              mentions=[EntityMention(surface=s, start=0, end=len(s)) for s in surfaces])
+
+    assert _calendar_word(entity("Fri")) and _calendar_word(entity("Sept."))
+    assert not _calendar_word(entity("DEC")) and not _calendar_word(entity("Sun", "Professor Sun"))
+
+
 def test_known_names_of_several_words_and_rare_lower_case_ones_are_candidates():
     text = "The nightly build moved to GitHub Actions and the models to dbt. The linear scan is slow."
     found = {text[s:e] for s, e in shape_candidates(text, [], [(0, 71), (72, len(text))])}

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from graph_schema.kinds import PageKind
 from graph_schema.queries.pages import get_page, page_names
 from graph_schema.settings import get_settings
@@ -230,6 +232,21 @@ def test_a_signature_with_a_first_name_above_the_full_one_still_gives_the_employ
     name = {i: e.name for i, e in enumerate(extracted.entities)}
     assert ("Grace Okafor", "works_at", "Fernwell") in {(name[r.subject], r.type, name[r.object]) for r in extracted.relations}
     assert _entity(extracted, "Fernwell").kind is PageKind.ORGANISATION  # seen failing: a person
+
+
+@pytest.mark.parametrize(("text", "people", "works_at"), [
+    # found in review: any short capitalised line under a closing was a name, the longest one won
+    ("Subject: x\n\nThanks.\n\nBest,\nJonas\nP.S. Heron ships Friday\n", {"Jonas"}, set()),
+    ("Subject: x\n\nOk.\n\nThanks,\nMaya\n\nNext steps\nShip the Heron beta\n", {"Maya"}, set()),
+    # and a firm alone on the line under the name was lost
+    ("Subject: x\n\nOk.\n\nBest,\nJonas Weber\nFjordline Systems\n", {"Jonas Weber"}, {("Jonas Weber", "Fjordline Systems")}),
+])
+def test_a_signature_is_a_name_and_at_most_an_employer(tmp_path, text, people, works_at):
+    extracted = _extract(tmp_path, "mail.md", text)
+    name = {i: e.name for i, e in enumerate(extracted.entities)}
+    assert people <= {e.name for e in extracted.entities if e.kind is PageKind.PERSON}
+    assert not [e.name for e in extracted.entities if "ships" in e.name or "steps" in e.name]  # no signature lines
+    assert {(name[r.subject], name[r.object]) for r in extracted.relations if r.type == "works_at"} == works_at
 
 
 def test_a_recruiter_line_names_a_person_and_her_firm(tmp_path):
