@@ -182,7 +182,8 @@ def load_kind_model(path: Path = MODEL_PATH) -> KindModel:
 
 
 def decide_kind(entity: DocumentEntity, probabilities: dict[str, float], min_probability: float,
-                margin: float, not_a_page: float = 1.1, line_opener: bool = False) -> PageKind | None:
+                margin: float, not_a_page: float = 1.1, line_opener: bool = False,
+                institution: bool = False) -> PageKind | None:
     """The entity's kind after classification; None drops a candidate that is not a page."""
     best = max(PAGE_CLASSES, key=lambda c: probabilities[c])
     if entity.candidate:
@@ -195,10 +196,10 @@ def decide_kind(entity: DocumentEntity, probabilities: dict[str, float], min_pro
     # invented names ('Zelda Quint', 'ships builds with Mercury'), so elsewhere only 'place' drops one.
     no_page = max(probabilities["place"], probabilities["other"]) if line_opener else probabilities["place"]
     # 'SRE', 'SSO', 'CSV', a 'KM' of initials: short capitals in work notes are more often a term
-    # than a firm; only when the classifier is that sure ('NASA', 'PSF' are not close)
+    # than a firm; only when the classifier is that sure, and never one named as institutions are ('the PSF said')
     settings = get_settings()
     if (entity.kind is PageKind.ORGANISATION and entity.name.isupper() and len(entity.name) <= settings.kind_acronym_max_chars
-            and probabilities["other"] >= settings.kind_acronym_not_a_page_probability):
+            and probabilities["other"] >= settings.kind_acronym_not_a_page_probability and not institution):
         return None
     if current and no_page >= not_a_page:
         return None
@@ -285,7 +286,8 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
             kind = PageKind.TOOL  # "the Kafka migration": how it is used outweighs a news model's guess
         else:
             kind = decide_kind(entity, chances, settings.kind_candidate_min_probability, settings.kind_retype_margin,
-                               settings.kind_not_a_page_probability, _opens_its_lines(text, entity))
+                               settings.kind_not_a_page_probability, _opens_its_lines(text, entity),
+                               _named_as_an_institution(text, entity))
         if kind is None:
             dropped.setdefault(d, {})[e] = None
         else:
@@ -364,6 +366,25 @@ def _read_first_names_as_people(documents: list[ExtractedDocument]) -> None:
                     and len(given.get(key, ())) == 1 and not others[key] and not is_common_word(key)
                     and not is_known_name(entity.name)):
                 entity.kind = PageKind.PERSON
+
+
+_INSTITUTION_FOLLOWER = re.compile(
+    r"['’]s\b|\s*[.,;:!?)]|\s*$|\s+(?:will|would|has|had|have|is|was|are|were|can|could|should|may|might|must"
+    r"|does|did|do|and|or|itself)\b"
+)
+
+
+def _named_as_an_institution(text: str, entity: DocumentEntity) -> bool:
+    """'The PSF will announce', 'the UN and the EU', 'the PSF's board': short capitals as a determined head.
+
+    A modifier ('the SRE role', 'CSV export') is a term; institutions are named with 'the' as heads.
+    Only closed-class words may follow (no tagger runs, so this reads the spelling).
+    """
+    for mention in entity.mentions:
+        before = text[max(0, mention.start - 4):mention.start].lower()
+        if before.endswith("the ") and _INSTITUTION_FOLLOWER.match(text, mention.end):
+            return True
+    return False
 
 
 def _heading_word_read_as_person(text: str, entity: DocumentEntity) -> bool:
