@@ -20,6 +20,7 @@ What counts as a candidate, all on word boundaries and outside spaCy's own entit
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
@@ -151,8 +152,19 @@ def _known_name_end(text: str, start: int, word: str, multiword: dict[str, tuple
     return None
 
 
-def _overlaps(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
-    return any(s < end and start < e for s, e in spans)
+class _TakenSpans:
+    """Spans spaCy or a rule took, asked 'does this overlap any?' in log time (a long document has thousands)."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        ordered = sorted(spans)
+        self.starts = [s for s, _ in ordered]
+        self.max_end: list[int] = []  # the furthest end among the spans up to each one
+        for _, end in ordered:
+            self.max_end.append(max(end, self.max_end[-1]) if self.max_end else end)
+
+    def overlaps(self, start: int, end: int) -> bool:
+        before = bisect_left(self.starts, end)  # the spans that start before `end`
+        return before > 0 and self.max_end[before - 1] > start
 
 
 def _sentence_starts(text: str, sentences: list[tuple[int, int]]) -> set[int]:
@@ -172,7 +184,7 @@ def shape_candidates(text: str, taken: list[tuple[int, int]], sentences: list[tu
     max_words = get_settings().kind_candidate_max_words
     starts = _sentence_starts(text, sentences)
     words = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
-    taken = sorted(taken)
+    taken_spans = _TakenSpans(taken)
     found: list[tuple[int, int]] = []
     # A name's capitals count only inside a sentence: 'Iodine released from…' is capitalised by its place.
     capitalised_forms = {text[s:e].lower() for s, e in taken if s not in starts}
@@ -180,14 +192,14 @@ def shape_candidates(text: str, taken: list[tuple[int, int]], sentences: list[tu
     multiword = known_multiword_names()
     while index < len(words):
         start, end, word = words[index]
-        if _overlaps(start, end, taken):
+        if taken_spans.overlaps(start, end):
             index += 1
             continue
         known_end = _known_name_end(text, start, word, multiword)
         # at a sentence's start a known name of everyday words is those words ('Open Access to…')
         if known_end and start in starts and all(is_common_word(w) for w in text[start:known_end].split()):
             known_end = None
-        if known_end and not _overlaps(start, known_end, taken):  # "GitHub Actions", not "GitHub"
+        if known_end and not taken_spans.overlaps(start, known_end):  # "GitHub Actions", not "GitHub"
             found.append((start, known_end))
             capitalised_forms.add(text[start:known_end].lower())
             while index < len(words) and words[index][0] < known_end:
@@ -206,7 +218,7 @@ def shape_candidates(text: str, taken: list[tuple[int, int]], sentences: list[tu
                 and last + 1 - index < max_words
                 and _CAPITALISED.fullmatch(words[last + 1][2])
                 and _JOINER.fullmatch(text[run_end : words[last + 1][0]])
-                and not _overlaps(words[last + 1][0], words[last + 1][1], taken)
+                and not taken_spans.overlaps(words[last + 1][0], words[last + 1][1])
             ):
                 last += 1
                 run_end = words[last][1]
@@ -230,6 +242,6 @@ def shape_candidates(text: str, taken: list[tuple[int, int]], sentences: list[tu
     chosen = {span for span in found}
     for start, end, word in words:  # "python" where the document also writes "Python"
         # never a function word: 'TO' (Tomás Okonkwo's initials) is no reason to read every 'to'
-        if word.islower() and word in capitalised_forms and word not in STOP_WORDS and not _overlaps(start, end, taken):
+        if word.islower() and word in capitalised_forms and word not in STOP_WORDS and not taken_spans.overlaps(start, end):
             chosen.add((start, end))
     return sorted(chosen)

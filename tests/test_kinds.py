@@ -313,3 +313,18 @@ def test_an_acronym_used_as_a_countable_noun_is_no_name():
     names = {e.name for d in (design, review) for e in d.entities}
     # an acronym before a noun it qualifies ('a BBC reporter') is still a name
     assert {"Norvik Bank", "BBC", "FBI", "NATO"} <= names, names
+
+
+def test_taken_spans_overlap_as_a_scan_of_every_span_would_say():
+    import random
+
+    from pipeline.tool_candidates import _TakenSpans
+
+    rng = random.Random(3)
+    spans = [(s, s + rng.randint(0, 12)) for s in (rng.randint(0, 400) for _ in range(80))]
+    taken = _TakenSpans(spans)
+    for start in range(0, 420, 3):
+        for length in (0, 1, 5, 20):
+            end = start + length
+            assert taken.overlaps(start, end) == any(s < end and start < e for s, e in spans), (start, end)
+    assert not _TakenSpans([]).overlaps(0, 10)
