@@ -24,7 +24,7 @@ def main() -> None:
     args = [a for a in sys.argv[1:] if a != "--one-at-a-time"]
     folder = Path(args[0]) if args else Path(__file__).parents[1] / "tests" / "data" / "worknotes"
     resolve = resolve_one_at_a_time if one_at_a_time else resolve_in_memory
-    resolved, finals, kinds, words, seconds = resolve(sorted((folder / "notes").glob("*.md")))
+    resolved, finals, kinds, words, seconds = resolve(sorted(p for p in (folder / "notes").glob("*") if not p.name.startswith(".")))
     names: dict[str, set[str]] = defaultdict(set)
     for document in resolved:
         entities = document.extracted.entities

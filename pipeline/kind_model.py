@@ -264,10 +264,12 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
             kind = None  # 'Hire.', 'Strong.' opening a debrief's lines: no one's name
         elif is_project_name(text, entity):
             kind = PageKind.PROJECT
+        elif _named_by_an_email_domain(text, entity):
+            kind, entity.kind_certain = PageKind.ORGANISATION, True  # 'farah@corvane.example': Corvane is her firm
         elif _partners_name(entity):
             kind = PageKind.ORGANISATION
         elif (_named_for_a_trade(entity) or _organisation_apposition(text, entity)) and (
-            chances["person"] < 0.5 and _strong_tool_cue_share(text, entity) < settings.kind_tool_cue_share
+            chances["person"] < _trade_name_max_person(entity) and _strong_tool_cue_share(text, entity) < settings.kind_tool_cue_share
         ):
             kind = PageKind.ORGANISATION  # "Bellhaven Retail", "Fernway, our biggest customer"
         elif _known_unnamed_name(text, entity) and chances["other"] < settings.kind_known_name_max_other:
@@ -310,6 +312,7 @@ def _agree_on_kinds(documents: list[ExtractedDocument], chances: dict[int, dict[
     """
     _name_projects_by_their_code_names(documents)
     _read_first_names_as_people(documents)
+    _read_certain_firms_as_firms(documents)
     by_name: dict[str, list[DocumentEntity]] = {}
     for document in documents:
         for entity in document.entities:
@@ -344,6 +347,19 @@ def _name_projects_by_their_code_names(documents: list[ExtractedDocument]) -> No
             if (entity.kind in AGREEING_KINDS and not entity.kind_certain
                     and normalise_name(entity.name) in code_names):
                 entity.kind = PageKind.PROJECT
+
+
+def _read_certain_firms_as_firms(documents: list[ExtractedDocument]) -> None:
+    """'KESTRAVA: STEERING COMMITTEE MINUTES' read as a person, where another note of the batch
+    gives it by rule as a firm (an address at kestrava.example, a table's organisation column):
+    a one-word name is that firm. A name of several words may be a person's; it stays."""
+    firms = {normalise_name(entity.name) for document in documents for entity in document.entities
+             if entity.kind is PageKind.ORGANISATION and entity.kind_certain}
+    for document in documents:
+        for entity in document.entities:
+            key = normalise_name(entity.name)
+            if entity.kind is PageKind.PERSON and not entity.kind_certain and len(key.split()) == 1 and key in firms:
+                entity.kind = PageKind.ORGANISATION
 
 
 def _read_first_names_as_people(documents: list[ExtractedDocument]) -> None:
@@ -438,6 +454,28 @@ def _opens_its_lines(text: str, entity: DocumentEntity) -> bool:
     if len(entity.name.split()) != 1 or entity.name.isupper() or not entity.mentions:
         return False
     return all(not text[text.rfind("\n", 0, m.start) + 1 : m.start].strip(" \t#*->") for m in entity.mentions)
+
+
+_EMAIL_DOMAIN = re.compile(r"[\w.+-]+@((?:[\w-]+\.)+)[a-z]{2,}\b", re.IGNORECASE)
+
+
+def _named_by_an_email_domain(text: str, entity: DocumentEntity) -> bool:
+    """'Corvane' where the text has an address at corvane.example: the domain is a firm's, written
+    as its name. Not a mail service's ('Gmail'), which Simple Icons knows as a product."""
+    key = re.sub(r"[^a-z0-9]", "", normalise_name(entity.name))
+    if not key or is_known_name(entity.name):
+        return False
+    return any(key in match.group(1).lower().split(".") for match in _EMAIL_DOMAIN.finditer(text))
+
+
+def _trade_name_max_person(entity: DocumentEntity) -> float:
+    """How sure of a person the classifier must be to overrule a trade: 'Tovar Partners wants…'
+    reads as a person to it, but a plural trade ('Partners', 'Labs') is no surname."""
+    settings = get_settings()
+    last = entity.name.split()[-1].lower()
+    if _named_for_a_trade(entity) and last.endswith("s") and len(last) > 3:
+        return settings.kind_plural_trade_name_max_person
+    return settings.kind_trade_name_max_person
 
 
 def _named_for_a_trade(entity: DocumentEntity) -> bool:

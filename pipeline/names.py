@@ -193,10 +193,10 @@ def name_part(surface: str, person: bool) -> tuple[int, int] | None:
 
 
 def _is_opening_adverb(word: str, participles: bool) -> bool:
-    """'currently', 'recently' (and with `participles`, 'following'): an everyday adverb, not a given name ('Kelly')."""
+    """'currently', 'recently' (and with `participles`, 'following', 'discussed'): an everyday word, not a given name ('Kelly')."""
     from wordfreq import zipf_frequency
 
-    if not word.endswith(("ly", "ing") if participles else "ly") or _nicknamer().canonicals_of(word) or _nicknamer().nicknames_of(word):
+    if not word.endswith(("ly", "ing", "ed") if participles else "ly") or len(word) <= 4 or _nicknamer().canonicals_of(word) or _nicknamer().nicknames_of(word):
         return False
     return zipf_frequency(word, "en") >= get_settings().opener_min_zipf
 
@@ -209,7 +209,7 @@ def sentence_opener(surface: str, sentence_start: bool, person: bool = False) ->
     there, followed by a capitalised word; not a determiner or possessive, which belong to titles
     and names ('The Independent', 'My Lord'). A given name that is also such a word ('Will Smith',
     by the nicknames dataset) stays. An everyday -ly adverb goes too ('Currently Shalev'), and
-    before a person's name an everyday -ing word ('Following Smetana').
+    before a person's name an everyday -ing or -ed word ('Following Smetana', 'Discussed Tomasz's draft').
     """
     from spacy.lang.en.stop_words import STOP_WORDS
 

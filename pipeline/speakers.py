@@ -192,13 +192,17 @@ def _employer_part(text: str, start: int, end: int) -> Span | None:
     return parts[0] if len(parts) == 1 and len(pieces) > 1 else None
 
 
+_SIGNATURE_DELIMITER = re.compile(r"--|__+|—")
+
+
 def _signatures(text: str, lines: list[tuple[int, str]]) -> tuple[list[Attendee], list[Span]]:
     """An email's signature: the name on the lines after 'Best,' and the employer on the role line
     under it ('Jonas Weber' / 'Head of People, Fjordline Systems'): the person works there. A
     first name alone above the full one ('Grace' / 'Grace Okafor') is the same person."""
     attendees: list[Attendee] = []
     ruled: list[Span] = []
-    filled = [(start, line) for start, line in lines if line.strip()]
+    # the '-- ' line an email client puts above a signature divides nothing a reader sees
+    filled = [(start, line) for start, line in lines if line.strip() and not _SIGNATURE_DELIMITER.fullmatch(line.strip())]
     for index, (_, line) in enumerate(filled):
         if not is_closing(line):
             continue

@@ -174,7 +174,8 @@ def _sentence_starts(text: str, sentences: list[tuple[int, int]]) -> set[int]:
         while start < len(text) and not text[start].isalnum():
             start += 1
         starts.add(start)
-    for match in re.finditer(r"(?m)^[\W_]*(?=\w)", text):
+    # a numbered item's first word too ('4. Partner channel.', '2) Budget')
+    for match in re.finditer(r"(?m)^[\W_]*(?:\d{1,3}[.)]\s+|[a-z][.)]\s+)?(?=\w)", text):
         starts.add(match.end())
     return starts
 

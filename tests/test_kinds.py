@@ -104,6 +104,12 @@ def test_company_with_a_descriptive_last_word_is_an_organisation(tmp_path):
     )
     assert kinds.get("Halvorsen Retail") is PageKind.ORGANISATION
     assert kinds.get("Jonas Berg") is PageKind.PERSON
+    # seen failing on fresh notes 3: the classifier gave 'person' 0.61 here; a plural trade is no surname
+    kinds = _kinds(tmp_path, "4. Partner channel. Tovar Partners wants to resell Dispatch to two regional lab groups incl. "
+                             "Sunbeck Labs. Linnea cautious: Tovar's last implementation (2025) needed heavy support from us.\n\n"
+                             "Decisions\n- D3: Tovar pilot limited to Sunbeck; no second lab group this year.\n\n"
+                             "Actions\n- Yusuf: margin bridge for Ostrander board pack (by 15 Nov)\n")
+    assert kinds.get("Tovar Partners") is PageKind.ORGANISATION, kinds
 
 
 def test_apposition_and_usage_say_what_a_name_is(tmp_path):
@@ -166,6 +172,28 @@ def test_short_capitals_named_as_an_institution_stay_an_organisation(tmp_path):
     # 'PSF' here; 'The PSF will announce' names it as institutions are named, unlike 'the SRE role'
     kinds = _kinds(tmp_path, "The PSF board approved the grant for Priya Natarajan.\nThe PSF will announce it.\n")
     assert kinds.get("PSF") is PageKind.ORGANISATION, kinds  # 'the SRE role' stays none: see the test above
+
+
+def test_a_name_an_email_address_is_at_is_a_firm_in_every_note_of_the_batch(tmp_path):
+    # seen failing on fresh notes 3: 'Kestrava' was a person here, and so were its minutes' capitals
+    mail = tmp_path / "mail.txt"
+    mail.write_text("From: Farah Qureshi <farah.qureshi@corvane.example>\nTo: Yusuf Demirci <yusuf@kestrava.example>\n\n"
+                    "Hi Yusuf,\n\nVolume tiers above 2M/mo remain available if Kestrava commits to 12 months.\n")
+    minutes = tmp_path / "minutes.md"
+    minutes.write_text("KESTRAVA: STEERING COMMITTEE MINUTES\n\nPresent: Linnea Strand (CEO, chair), Yusuf Demirci (CFO)\n")
+    parsed = [parse_document(p, p.name, "test-kinds", get_settings()) for p in (mail, minutes)]
+    kinds = [(document.parsed.key, e.kind) for document in extract_documents(parsed, embed=embed_texts)
+             for e in document.entities if e.name.lower() == "kestrava"]
+    assert kinds == [("mail.txt", PageKind.ORGANISATION), ("minutes.md", PageKind.ORGANISATION)], kinds
+
+
+def test_a_numbered_items_first_word_and_an_opening_verb_are_not_names(tmp_path):
+    # seen failing on fresh notes 3: 'Partner' became a tool (its item number hid the line's start)
+    # and 'Discussed Tomasz' a person
+    kinds = _kinds(tmp_path, "Minutes\n\nPresent: Linnea Strand, Yusuf Demirci\n\n3. Budget. Discussed Tomasz's draft. Linnea supportive.\n"
+                             "4. Partner channel. Tovar Partners wants to resell our app.\n")
+    assert "Partner" not in kinds and "Discussed Tomasz" not in kinds, kinds
+    assert kinds.get("Tomasz") is PageKind.PERSON, kinds
 
 
 def test_a_person_opening_sentences_is_still_a_person(tmp_path):

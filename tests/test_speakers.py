@@ -240,6 +240,9 @@ def test_a_signature_with_a_first_name_above_the_full_one_still_gives_the_employ
     ("Subject: x\n\nOk.\n\nThanks,\nMaya\n\nNext steps\nShip the Heron beta\n", {"Maya"}, set()),
     # and a firm alone on the line under the name was lost
     ("Subject: x\n\nOk.\n\nBest,\nJonas Weber\nFjordline Systems\n", {"Jonas Weber"}, {("Jonas Weber", "Fjordline Systems")}),
+    # seen failing on fresh notes 3: the '--' line a mail client puts above a signature hid the employer
+    ("Subject: x\n\nOk.\n\nBest,\nFarah\n\n--\nFarah Qureshi\nSenior Account Manager | Corvane\n",
+     {"Farah Qureshi"}, {("Farah Qureshi", "Corvane")}),
 ])
 def test_a_signature_is_a_name_and_at_most_an_employer(tmp_path, text, people, works_at):
     extracted = _extract(tmp_path, "mail.md", text)
