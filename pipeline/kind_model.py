@@ -203,6 +203,11 @@ def decide_kind(entity: DocumentEntity, probabilities: dict[str, float], min_pro
         return None
     if current and no_page >= not_a_page:
         return None
+    # 'need Yusuf to sign off' read as a work of art (a project): the classifier has no class for
+    # those, so a person it finds about as likely as 'not a page' is a person
+    if (current is None and best == "person" and len(entity.name.split()) == 1
+            and probabilities["person"] >= settings.kind_unclassed_person_min_probability):
+        return PageKind.PERSON
     if PAGE_CLASSES[best] is not entity.kind and probabilities[best] - held >= margin:
         return PAGE_CLASSES[best]
     return entity.kind
@@ -279,6 +284,7 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
             firm = chances["organisation"] - chances["tool"] >= settings.kind_retype_margin
             kind = PageKind.ORGANISATION if firm else PageKind.TOOL
         elif _known_software_read_as_firm(entity, chances):
+            entity.kind_certain = entity.kind_certain or _a_brands_product(entity.name)
             kind = PageKind.TOOL  # 'a ticket in Linear', 'Jira is down': spaCy's news reading of a product's name
         elif (
             _strong_tool_cue_share(text, entity) >= settings.kind_tool_cue_share
@@ -296,7 +302,8 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
             entity.kind, entity.candidate = kind, False
     _agree_on_kinds(documents, chances_of)
     for d, document in enumerate(documents):
-        folded = _fold_name_parts(document, {e for dd, e in candidates if dd == d})
+        weak = {e for e, entity in enumerate(document.entities) if _weak_firm_or_tool(entity, chances_of.get(id(entity)))}
+        folded = _fold_name_parts(document, {e for dd, e in candidates if dd == d} | weak)
         dropped.setdefault(d, {}).update({k: v for k, v in folded.items() if v not in dropped.get(d, {})})
     for d, indexes in dropped.items():
         _drop_entities(documents[d], indexes)
@@ -318,6 +325,8 @@ def _agree_on_kinds(documents: list[ExtractedDocument], chances: dict[int, dict[
         for entity in document.entities:
             if entity.kind in AGREEING_KINDS:
                 by_name.setdefault(normalise_name(entity.name), []).append(entity)
+                if entity.kind_certain and _a_brands_product(entity.name):  # 'Teams' in one note, 'Microsoft Teams' in another
+                    by_name.setdefault(normalise_name(entity.name.split()[-1]), []).append(entity)
     for group in by_name.values():
         if len({entity.kind for entity in group}) < 2:
             continue
@@ -499,7 +508,15 @@ def _known_software_read_as_firm(entity: DocumentEntity, chances: dict[str, floa
     news contexts keep 'Google' a firm)."""
     label = {PageKind.ORGANISATION: "organisation", PageKind.PERSON: "person"}.get(entity.kind)
     return (label is not None and not entity.candidate and is_known_name(entity.name)
-            and not is_given_name(entity.name.lower()) and chances["tool"] > chances[label])
+            and not is_given_name(entity.name.lower()) and (chances["tool"] > chances[label] or _a_brands_product(entity.name)))
+
+
+def _a_brands_product(name: str) -> bool:
+    """'Google Sheets', 'Microsoft Teams', 'Apple Music': a known name that is a known brand and one
+    more word, not a trade ('Deutsche Bank' is a firm). 'Red Hat' reads as a product too: a known
+    limitation, Simple Icons says nothing of which names are firms."""
+    words = name.split()
+    return len(words) == 2 and is_known_name(words[0]) and not ends_in_organisation_head(words) and words[1][:1].isupper()
 
 
 def _partners_name(entity: DocumentEntity) -> bool:
@@ -520,6 +537,14 @@ def _strong_tool_cue_share(text: str, entity: DocumentEntity) -> float:
     if len(words) > 1 and words[-1] in TOOL_AFTER_STRONG:
         return 1.0
     return _cue_share(text, entity, lambda s, e: in_strong_tool_cue(text, s, e))
+
+
+def _weak_firm_or_tool(entity: DocumentEntity, chances: dict[str, float] | None) -> bool:
+    """'Mai' beside 'Nguyen Thi Mai' ('Mai's designs'): spaCy's firm or tool that the classifier
+    gives that kind little chance, so a part of a person's name may claim it ('Ford' of a carmaker stays)."""
+    label = {PageKind.ORGANISATION: "organisation", PageKind.TOOL: "tool"}.get(entity.kind)
+    return (label is not None and chances is not None and not entity.kind_certain and not is_known_name(entity.name)
+            and chances[label] < get_settings().kind_name_part_max_chance)
 
 
 def _fold_name_parts(document: ExtractedDocument, candidates: set[int]) -> dict[int, int]:

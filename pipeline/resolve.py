@@ -68,6 +68,7 @@ class PageIndex:
     by_surname: dict[str, set[str]] = field(default_factory=dict)  # last word of a person's full title -> slugs
     by_initials: dict[str, set[str]] = field(default_factory=dict)  # initials of an organisation's title -> slugs
     by_given: dict[str, set[str]] = field(default_factory=dict)  # first word of a person's title -> slugs
+    by_person_initials: dict[str, set[str]] = field(default_factory=dict)  # 'JF' of 'Joaquín Ferreyra' -> slugs
 
     @classmethod
     def build(cls, known: list[KnownPage]) -> PageIndex:
@@ -100,6 +101,9 @@ class PageIndex:
             self.by_surname.setdefault(words[-1], set()).add(page.slug)
         if page.kind is PageKind.PERSON and words:
             self.by_given.setdefault(words[0], set()).add(page.slug)
+        if page.kind is PageKind.PERSON and len(words) >= 2:
+            for initials in _person_initials(words):
+                self.by_person_initials.setdefault(initials, set()).add(page.slug)
         if page.kind is PageKind.ORGANISATION and len(words) >= 2:
             self.by_initials.setdefault(names.initials_of(words), set()).add(page.slug)
 
@@ -127,6 +131,13 @@ class PageIndex:
         words = names.name_key(self.pages[slug].title, True).split()
         # 'Elizabeth' is not 'Elizabeth II': a numbered name is a ruler's own
         return None if names.is_regnal_number(words[-1].upper()) or _titled_surname(self.pages[slug]) else slug
+
+    def only_person_with_initials(self, initials: str, besides: str) -> str | None:
+        """The one person page other than `besides` whose full name has these initials ('TW' ->
+        'Tomasz Wierzbicki'); None when two people share them."""
+        fits = {slug for slug in self.by_person_initials.get(normalise_name(initials).upper(), ())
+                if slug != besides and slug in self.pages and self.pages[slug].kind is PageKind.PERSON}
+        return next(iter(fits)) if len(fits) == 1 else None
 
     def acronym_of(self, acronym: str) -> str | None:
         """The one organisation page whose title has these initials ('NOAA')."""
@@ -273,6 +284,17 @@ def _titled_surname(page: KnownPage) -> bool:
     title_key = normalise_name(page.title)
     return any(names.has_title(key) and normalise_name(names.strip_honorifics(key)) == title_key
                for key in page.name_keys)
+
+
+def _person_initials(words: list[str]) -> set[str]:
+    """'JF' for 'joaquin ferreyra'; 'NM' and 'NTM' for 'nguyen thi mai' (name keys have no hyphens:
+    'kwame asante boateng' gives 'KB' and 'KAB')."""
+    return {(words[0][0] + words[-1][0]).upper(), names.initials_of(words)}
+
+
+def _is_speaker_initials(name: str) -> bool:
+    """'TW', 'JF': a person read by rule as two or three capitals (a speaker label, an attendee)."""
+    return name.isalpha() and name.isupper() and 2 <= len(name) <= 3
 
 
 def _is_initials(alias: str) -> bool:
@@ -430,6 +452,24 @@ def _known_with(slug: str, pages: PageIndex, named_with: dict[str, set[str]], ne
     return named_with.get(slug, set()) | (neighbours_of(slug) if neighbours_of and slug in pages.stored else set())
 
 
+def _earlier_short_names(words: list[str], slug: str, pages: PageIndex) -> list[str]:
+    """The pages that may be this person ('tomasz wierzbicki') under a short name: the one page
+    named by the first name alone, and the one named by the initials ('TW:' as a speaker label),
+    when no other person's full name fits them."""
+    found = []
+    lone = [s for s in pages.by_given.get(words[0], ()) if s != slug and s in pages.pages
+            and pages.pages[s].kind is PageKind.PERSON and len(names.name_key(pages.pages[s].title, True).split()) == 1]
+    if len(lone) == 1 and pages.only_person_called(words[0], besides=lone[0]) == slug:
+        found.append(lone[0])
+    people = pages.by_title.get(PageKind.PERSON, {})
+    labels = [people[key] for key in (i.lower() for i in _person_initials(words)) if key in people]
+    labels = [s for s in labels if s != slug and s in pages.pages and _is_speaker_initials(pages.pages[s].title)]
+    if (len(labels) == 1 and labels[0] not in found  # 'AJ' may be both for 'AJ Jackson'
+            and pages.only_person_with_initials(pages.pages[labels[0]].title, besides=labels[0]) == slug):
+        found.append(labels[0])
+    return found
+
+
 def _fold_earlier_given_names(
     doc: ExtractedDocument,
     resolutions: list[EntityResolution],
@@ -448,23 +488,23 @@ def _fold_earlier_given_names(
         words = names.name_key(entity.name, True).split()
         if entity.kind is not PageKind.PERSON or len(words) < 2 or resolution.slug not in pages.pages:
             continue
-        lone = [slug for slug in pages.by_given.get(words[0], ()) if slug != resolution.slug and slug in pages.pages
-                and pages.pages[slug].kind is PageKind.PERSON and len(names.name_key(pages.pages[slug].title, True).split()) == 1]
-        if len(lone) != 1 or pages.only_person_called(words[0], besides=lone[0]) != resolution.slug:
-            continue  # two pages of that first name, or another full name starting with it
-        other = pages.pages[lone[0]]
-        if other.kind_by_hand or _titled_surname(other) or names.has_title(other.title):
-            continue
-        known_with = _known_with(other.slug, pages, named_with, neighbours_of)
-        shared = sorted((here - {resolution.slug, other.slug}) & known_with)
-        if len(shared) < min_shared:  # folding a page away asks for more than joining one
-            continue
-        pages.fold(other.slug, resolution.slug)
-        merges.append(PageMerge(
-            from_slug=other.slug, into_slug=resolution.slug,
-            evidence=f"{other.title!r} is the given name of {entity.name!r}, the only person of that name, and both "
-                     f"documents name {pages.pages[shared[0]].title if shared[0] in pages.pages else shared[0]!r}",
-        ))
+        for other_slug in _earlier_short_names(words, resolution.slug, pages):
+            other = pages.pages.get(other_slug)
+            if other is None:  # folded into another page already
+                continue
+            if other.kind_by_hand or _titled_surname(other) or names.has_title(other.title):
+                continue
+            known_with = _known_with(other.slug, pages, named_with, neighbours_of)
+            shared = sorted((here - {resolution.slug, other.slug}) & known_with)
+            if len(shared) < min_shared:  # folding a page away asks for more than joining one
+                continue
+            pages.fold(other.slug, resolution.slug)
+            merges.append(PageMerge(
+                from_slug=other.slug, into_slug=resolution.slug,
+                evidence=f"{other.title!r} is the {'initials' if _is_speaker_initials(other.title) else 'given name'} of "
+                         f"{entity.name!r}, the only person of that name, and both "
+                         f"documents name {pages.pages[shared[0]].title if shared[0] in pages.pages else shared[0]!r}",
+            ))
     return merges
 
 
@@ -522,6 +562,7 @@ def _join_given_names(
     of another text, and nothing around it says so. Other lone first names of the same document
     count as their candidates ('Maya' and 'Tomás' in one email, named together before).
     """
+    min_shared = get_settings().given_name_fold_min_shared
     candidates: dict[int, str] = {}
     for position, resolution in enumerate(resolutions):
         entity = doc.entities[resolution.entity]
@@ -529,27 +570,34 @@ def _join_given_names(
         if (resolution.method != "new" or entity.kind is not PageKind.PERSON or len(words) != 1 or _is_local(entity)
                 or any(names.has_title(n) for n in (entity.name, *entity.aliases))):  # 'Justice Thomas' is a surname
             continue
-        slug = pages.only_person_called(words[0], besides=resolution.slug)
+        if _is_speaker_initials(entity.name):
+            slug = pages.only_person_with_initials(entity.name, besides=resolution.slug)
+        else:
+            slug = pages.only_person_called(words[0], besides=resolution.slug)
         if slug:
             candidates[position] = slug
     if not candidates:
         return resolutions
-    around = {r.slug for r in resolutions if r.method != "new"} | set(candidates.values())
+    settled = {r.slug for r in resolutions if r.method != "new"}
     result = list(resolutions)
     for position, slug in candidates.items():
         known_with = _known_with(slug, pages, named_with, neighbours_of)
-        shared = sorted((around - {slug}) & known_with)
-        if not shared:
-            continue
         resolution = resolutions[position]
         entity = doc.entities[resolution.entity]
+        # other first names' people count ('Maya' and 'Tomás' named together before); other labels'
+        # guesses do not: 'AN' and 'JF' would vouch for each other
+        around = settled if _is_speaker_initials(entity.name) else settled | set(candidates.values())
+        shared = sorted((around - {slug}) & known_with)
+        # initials are shared by more people than a first name: they ask for as much as a fold
+        if len(shared) < (min_shared if _is_speaker_initials(entity.name) else 1):
+            continue
         pages.fold(resolution.slug, slug)
         page = pages.pages[slug]
         result[position] = resolution.model_copy(update={
             "slug": slug, "title": page.title, "kind": page.kind, "method": "name-variant", "embedding": None,
             "new_alias": entity.name,
-            "evidence": f"{entity.name!r} is the given name of {page.title!r}, the only person of that name, "
-                        f"and the document also names {pages.pages[shared[0]].title if shared[0] in pages.pages else shared[0]!r}, "
+            "evidence": f"{entity.name!r} is the {'initials' if _is_speaker_initials(entity.name) else 'given name'} of "
+                        f"{page.title!r}, the only person of that name, and the document also names {pages.pages[shared[0]].title if shared[0] in pages.pages else shared[0]!r}, "
                         f"named with them before",
         })
     return result
