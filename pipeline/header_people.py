@@ -25,7 +25,7 @@ PERSON_FIELDS = {
     # the people a meeting or a piece of work is run by: 'Recruiter: Nadia Petrova (Talentmoor)'
     "recruiter", "recruiters", "interviewer", "interviewers", "candidate", "host", "hosts", "facilitator",
     "chair", "lead", "leads", "dri", "approver", "approvers", "assignee", "assignees", "contact", "contacts",
-    "organiser", "organizer", "presenter", "presenters", "note-taker", "scribe",
+    "organiser", "organizer", "presenter", "presenters", "note-taker", "scribe", "on-call",
 }
 _FIELD_LINE = re.compile(r"^([A-Za-z][A-Za-z0-9-]{0,40}):(?:[ \t]+|$)")
 _CONTINUATION = re.compile(r"^[ \t]+\S")

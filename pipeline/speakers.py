@@ -69,6 +69,8 @@ _ROLE_WORDS = frozenset({
     "chairwoman", "chairperson", "secretary", "treasurer", "founder", "cofounder", "co-founder", "ceo", "cto",
     "cfo", "coo", "cio", "vp", "svp", "evp", "pm", "intern", "owner", "member", "guest", "observer", "host",
     "facilitator", "sponsor", "note-taker", "notes", "minutes", "scribe", "speaker", "presenter",
+    # a department in parentheses is no employer: 'Kwame Asante-Boateng (Support)', '(Design)'
+    "support", "engineering", "eng", "design", "sales", "marketing", "ops", "legal", "hr", "qa", "product",
 })
 
 # Table header cells, lower-cased, and the role of their column.
@@ -253,7 +255,23 @@ def _entries(text: str, start: int, end: int) -> list[Attendee]:
 
 
 def _is_person_field(name: str) -> bool:
-    return name.strip().lower() in PERSON_FIELDS
+    """'Attendees', and a role with a qualifier before it ('Eng on-call', 'Support lead')."""
+    words = name.strip().lower().split()
+    return bool(words) and (" ".join(words) in PERSON_FIELDS or (len(words) <= 3 and words[-1] in PERSON_FIELDS))
+
+
+_FIELD_DIVIDER = re.compile(r"\s[·|•]\s")
+
+
+def _field_segments(start: int, line: str) -> list[tuple[int, str]]:
+    """'Owner: Kwame Asante-Boateng (Support) · Eng on-call: Aroha Ngata': fields side by side on one
+    line, each with its offset in the text."""
+    segments, position = [], 0
+    for divider in [*_FIELD_DIVIDER.finditer(line), None]:
+        end = divider.start() if divider else len(line)
+        segments.append((start + position, line[position:end]))
+        position = divider.end() if divider else len(line)
+    return segments
 
 
 def _attendee_lists(text: str, lines: list[tuple[int, str]]) -> tuple[list[Attendee], list[Span]]:
@@ -265,13 +283,17 @@ def _attendee_lists(text: str, lines: list[tuple[int, str]]) -> tuple[list[Atten
         field = _FIELD_LINE.match(line)
         heading = _HEADING.match(line)
         if field and _is_person_field(field.group(1)) and not _LIST_ITEM.match(line):
-            ruled.append((start + field.start(1), start + field.end(1)))  # 'Attendees' is no organisation
-            value = (start + field.end(), start + len(line))
-            found = _entries(text, *value)
-            attendees.extend(found)
-            if found:
-                ruled.append(value)
-            in_list = not line[field.end() :].strip()
+            for segment_start, segment in _field_segments(start, line):
+                field = _FIELD_LINE.match(segment)
+                if not field or not _is_person_field(field.group(1)):
+                    continue
+                ruled.append((segment_start + field.start(1), segment_start + field.end(1)))  # 'Attendees' is no organisation
+                value = (segment_start + field.end(), segment_start + len(segment))
+                found = _entries(text, *value)
+                attendees.extend(found)
+                if found:
+                    ruled.append(value)
+            in_list = not line[_FIELD_LINE.match(line).end() :].strip()
             continue
         if heading and _is_person_field(heading.group(1)):
             ruled.append((start + heading.start(1), start + heading.end(1)))

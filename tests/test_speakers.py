@@ -368,3 +368,16 @@ def test_initials_as_speaker_labels_are_the_colleague_named_in_full_in_other_not
     assert final[("b.md", "TW")] == final[("c.md", "Tomasz Wierzbicki")] == "tomasz-wierzbicki"
     # the only JS of the batch, but the bakery note names nothing she was named with
     assert final[("e.md", "Jana Svoboda")] == "jana-svoboda" and final[("d.md", "JS")] != "jana-svoboda"
+
+
+def test_fields_side_by_side_on_one_line_each_name_their_person_and_a_department_is_no_firm(tmp_path):
+    # seen failing on fresh notes 3: 'Aroha Ngata' after ' · Eng on-call:' got no page, and
+    # '(Support)' became an organisation
+    extracted = _extract(tmp_path, "escalation.md",
+                         "# ESCALATION: shifted visit reminders\nZendesk #48213 · Sev 2 -> Sev 1 (Mon 26 Oct, 08:40)\n"
+                         "Owner: Kwame Asante-Boateng (Support) · Eng on-call: Aroha Ngata\n\n"
+                         "**Impact**\nThe home-care nurses got reminders 1h off after the DST change.\n")
+    assert _entity(extracted, "Aroha Ngata").kind is PageKind.PERSON
+    assert _entity(extracted, "Kwame Asante-Boateng").kind is PageKind.PERSON
+    assert "Support" not in {e.name for e in extracted.entities}
+    assert not [r for r in extracted.relations if r.type == "works_at"]
