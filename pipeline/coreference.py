@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from graph_schema.kinds import PageKind
 from graph_schema.models import DocumentEntity, ExtractedDocument
+from graph_schema.slugs import normalise_name
 from pipeline import names
 
 
@@ -105,7 +106,27 @@ def join_organisation_names(document: ExtractedDocument, dominance_ratio: float)
         if chosen is not None:
             _absorb(entities[chosen], entities[i], shorter=False)
             folded[i] = chosen
+    _join_firms_short_forms(entities, [i for i in orgs if i not in folded], folded)
     return folded
+
+
+def _join_firms_short_forms(entities: list, orgs: list[int], folded: dict[int, int]) -> None:
+    """'Sunbeck' read as a person or a tool beside 'Sunbeck Labs': the coined word of a firm named
+    for its trade is that firm, when it is of exactly one firm of the document and no given name
+    ('Jordan' beside 'Jordan Logistics' may be a person)."""
+    short = {}
+    for j in orgs:
+        form = names.distinctive_short_form(entities[j].name)
+        if form:
+            short.setdefault(normalise_name(form), []).append(j)
+    for i, entity in enumerate(entities):
+        key = normalise_name(entity.name)
+        if (i in folded or entity.kind in (PageKind.ORGANISATION, PageKind.YOU) or entity.kind_certain
+                or len(short.get(key, ())) != 1 or names.is_given_name(key)):
+            continue
+        chosen = short[key][0]
+        _absorb(entities[chosen], entity, shorter=False)
+        folded[i] = chosen
 
 
 def _held_titles(surface: str) -> set[tuple[str, ...]]:

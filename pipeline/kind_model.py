@@ -38,7 +38,8 @@ from graph_schema.models import DocumentEntity, ExtractedDocument
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline.known_names import is_known_name
-from pipeline.names import ends_in_organisation_head, is_common_word, is_given_name, project_short_form
+from pipeline.names import ends_in_organisation_head, is_common_word, is_given_name, office_of, project_short_form
+from pipeline.speakers import is_job_title
 from pipeline.tool_candidates import (
     ORGANISATION_APPOSITION,
     TOOL_AFTER,
@@ -263,7 +264,9 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
         entity, text = documents[d].entities[e], documents[d].parsed.text
         chances = dict(zip(model.classes, row.tolist(), strict=True))
         chances_of[id(entity)] = chances
-        if _heading_word_read_as_person(text, entity) or _calendar_word(entity):
+        if _heading_word_read_as_person(text, entity) or _calendar_word(entity) or (
+                not entity.kind_certain and is_job_title(entity.name) and _in_apposition_to_a_name(text, entity)
+                and not office_of(entity.name)):  # 'Ops Manager' is a role; an office ('Vice President') may join its holder later
             kind = None  # '# Vendor sync': an everyday word capitalised by its place, no one's name
         elif _opening_word_read_as_person(text, entity) and chances["other"] >= settings.kind_not_a_page_probability:
             kind = None  # 'Hire.', 'Strong.' opening a debrief's lines: no one's name
@@ -397,6 +400,13 @@ _INSTITUTION_FOLLOWER = re.compile(
     r"['’]s\b|\s*[.,;:!?)]|\s*$|\s+(?:will|would|has|had|have|is|was|are|were|can|could|should|may|might|must"
     r"|does|did|do|and|or|itself)\b"
 )
+
+
+def _in_apposition_to_a_name(text: str, entity: DocumentEntity) -> bool:
+    """'Siosaia Taufa, Ops Manager, Sunbeck': every mention follows a capitalised word and a comma
+    (software is named so too, 'the Layout Manager', but not after a name and a comma)."""
+    return bool(entity.mentions) and all(
+        re.search(r"[A-Z][\w'’-]*,\s*$", text[max(0, m.start - 40):m.start]) for m in entity.mentions)
 
 
 def _named_as_an_institution(text: str, entity: DocumentEntity) -> bool:

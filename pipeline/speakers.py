@@ -236,6 +236,15 @@ def _signatures(text: str, lines: list[tuple[int, str]]) -> tuple[list[Attendee]
     return attendees, ruled
 
 
+def is_job_title(name: str) -> bool:
+    """'Ops Manager', 'Senior Account Manager': a role, with everyday words before it, and no name."""
+    from pipeline.names import is_common_word
+
+    words = name.split()
+    return (len(words) >= 2 and _is_role_word(words[-1])
+            and all(_is_role_word(w) or is_common_word(w.lower()) for w in words[:-1]))
+
+
 def _is_role_word(word: str) -> bool:
     return word.strip(".,").lower() in _ROLE_WORDS
 
