@@ -13,11 +13,19 @@ import pytest
 
 from graph_schema.embedding import embed_texts
 from graph_schema.kinds import PageKind
+from graph_schema.models import DocumentEntity
 from graph_schema.settings import get_settings
 from pipeline.extract import extract_documents
 from pipeline.kind_model import CLASSES, FEATURE_VERSION, MODEL_PATH, KindModel, load_kind_model
 from pipeline.parse import parse_document
 from pipeline.tool_candidates import is_code_shaped, shape_candidates
+
+
+def _entities(tmp_path: Path, name: str, text: str) -> dict[str, DocumentEntity]:
+    path = tmp_path / name
+    path.write_text(text)
+    [extracted] = extract_documents([parse_document(path, name, "test-kinds", get_settings())], embed=embed_texts)
+    return {e.name: e for e in extracted.entities}
 
 
 def _kinds(tmp_path: Path, text: str) -> dict[str, PageKind]:
@@ -205,12 +213,9 @@ def test_a_brands_product_is_a_tool_and_so_is_its_short_name_in_other_notes(tmp_
 def test_a_weak_firm_reading_of_a_persons_given_name_joins_the_person(tmp_path):
     # seen failing on fresh notes 3: spaCy's firm 'Mai' (classifier: organisation 0.03) beside
     # 'Nguyen Thi Mai' made a page of its own
-    path = tmp_path / "deck.txt"
-    path.write_text("Slide 1 - Title\n  Halyard: new-clinic onboarding in a day, not a month\n"
-                    "  Priyanka Sethi, Product / Nguyen Thi Mai, Design\n\nSlide 3 - What Halyard does\n"
-                    "  - self-serve invite flow, roles, site setup\n  - timezone + opening hours picker (Mai's designs)\n")
-    [extracted] = extract_documents([parse_document(path, path.name, "test-kinds", get_settings())], embed=embed_texts)
-    by_name = {e.name: e for e in extracted.entities}
+    by_name = _entities(tmp_path, "deck.txt", "Slide 1 - Title\n  Halyard: new-clinic onboarding in a day, not a month\n"
+                        "  Priyanka Sethi, Product / Nguyen Thi Mai, Design\n\nSlide 3 - What Halyard does\n"
+                        "  - self-serve invite flow, roles, site setup\n  - timezone + opening hours picker (Mai's designs)\n")
     assert "Mai" not in by_name, list(by_name)
     assert by_name["Nguyen Thi Mai"].kind is PageKind.PERSON and "Mai" in by_name["Nguyen Thi Mai"].aliases
 
@@ -218,8 +223,8 @@ def test_a_weak_firm_reading_of_a_persons_given_name_joins_the_person(tmp_path):
 def test_a_colleague_spacy_read_as_a_work_of_art_is_a_person(tmp_path):
     # seen failing on fresh notes 3 one note at a time: 'Yusuf' was a project, and two later notes'
     # readings turned the page of Yusuf Demirci into a project
-    path = tmp_path / "call.md"
-    path.write_text(
+    by_name = _entities(
+        tmp_path, "call.md",
         '# Call w/ Pinecrest Data: Lantern kickoff follow-up\n'
         '2026-10-02, 30 min, Teams\n'
         '\n'
@@ -235,21 +240,17 @@ def test_a_colleague_spacy_read_as_a_work_of_art_is_a_person(tmp_path):
         'Next\n'
         '- JF: share ERD + table list by Mon\n'
         '- Ines: SOW v2 w/ revised timeline\n'
-        '- me: ask Yusuf re credits budget\n'
+        '- me: ask Yusuf re credits budget\n',
     )
-    [extracted] = extract_documents([parse_document(path, path.name, "test-kinds", get_settings())], embed=embed_texts)
-    assert {e.name: e.kind for e in extracted.entities}.get("Yusuf") is PageKind.PERSON
+    assert by_name["Yusuf"].kind is PageKind.PERSON
 
 
 def test_a_firms_coined_word_read_as_a_person_joins_the_firm(tmp_path):
     # seen failing on fresh notes 3: 'Sunbeck' (the classifier: person 0.96) beside 'Sunbeck Labs', and 'Ops Manager' a person
-    path = tmp_path / "deck.txt"
-    path.write_text("Halyard for Sunbeck Labs: onboarding pilot\n\nSlide 2 - Why\n"
-                    "  - Siosaia Taufa, Ops Manager, Sunbeck: \"We spent three weeks before anyone could book.\"\n"
-                    "Slide 4 - Pilot plan\n  - 4 Sunbeck sites, Dec-Jan\n")
-    [extracted] = extract_documents([parse_document(path, path.name, "test-kinds", get_settings())], embed=embed_texts)
-    by_name = {e.name: e for e in extracted.entities}
-    assert "Sunbeck" not in by_name, [(e.name, e.kind.value) for e in extracted.entities]
+    by_name = _entities(tmp_path, "deck.txt", "Halyard for Sunbeck Labs: onboarding pilot\n\nSlide 2 - Why\n"
+                        "  - Siosaia Taufa, Ops Manager, Sunbeck: \"We spent three weeks before anyone could book.\"\n"
+                        "Slide 4 - Pilot plan\n  - 4 Sunbeck sites, Dec-Jan\n")
+    assert "Sunbeck" not in by_name, list(by_name)
     assert "Sunbeck" in by_name["Sunbeck Labs"].aliases
     assert "Ops Manager" not in by_name  # her role, no one's name
 
