@@ -292,6 +292,14 @@ def _person_initials(words: list[str]) -> set[str]:
     return {(words[0][0] + words[-1][0]).upper(), names.initials_of(words)}
 
 
+def _misread_given_name(entity: DocumentEntity) -> bool:
+    """'Farah's renewal due Dec 1' typed a tool: one word, by the model's guess, that no list knows as software."""
+    from pipeline.known_names import is_known_name
+
+    return (entity.kind in (PageKind.ORGANISATION, PageKind.TOOL) and not entity.kind_certain
+            and not is_known_name(entity.name))
+
+
 def _is_speaker_initials(name: str) -> bool:
     """'TW', 'JF': a person read by rule as two or three capitals (a speaker label, an attendee)."""
     return name.isalpha() and name.isupper() and 2 <= len(name) <= 3
@@ -567,7 +575,8 @@ def _join_given_names(
     for position, resolution in enumerate(resolutions):
         entity = doc.entities[resolution.entity]
         words = names.name_key(entity.name, True).split()
-        if (resolution.method != "new" or entity.kind is not PageKind.PERSON or len(words) != 1 or _is_local(entity)
+        if (resolution.method != "new" or not (entity.kind is PageKind.PERSON or _misread_given_name(entity))
+                or len(words) != 1 or _is_local(entity)
                 or any(names.has_title(n) for n in (entity.name, *entity.aliases))):  # 'Justice Thomas' is a surname
             continue
         if _is_speaker_initials(entity.name):
@@ -588,8 +597,10 @@ def _join_given_names(
         # guesses do not: 'AN' and 'JF' would vouch for each other
         around = settled if _is_speaker_initials(entity.name) else settled | set(candidates.values())
         shared = sorted((around - {slug}) & known_with)
-        # initials are shared by more people than a first name: they ask for as much as a fold
-        if len(shared) < (min_shared if _is_speaker_initials(entity.name) else 1):
+        # initials, and a first name read as a firm or a tool, are weaker than a first name read as a
+        # person: they ask for as much as a fold
+        strong = entity.kind is PageKind.PERSON and not _is_speaker_initials(entity.name)
+        if len(shared) < (1 if strong else min_shared):
             continue
         pages.fold(resolution.slug, slug)
         page = pages.pages[slug]

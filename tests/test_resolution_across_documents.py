@@ -106,3 +106,16 @@ def test_a_first_name_alone_is_the_colleague_named_with_the_same_people(graph):
     assert any("walked through the migration plan" in f.text for f in page(graph, "maya-lindqvist").facts)
     assert any("asked about the cutover date" in f.text for f in page(graph, "tomas-okonkwo").facts)
     assert "jonas" in people and not any("novel" in f.text for f in page(graph, "jonas-weber").facts)
+
+
+def test_a_first_name_read_as_a_tool_in_a_later_note_is_the_colleague(graph):
+    # seen failing on fresh notes 3 ingested one at a time: the proposal's "Farah's renewal" was read
+    # as a tool and made a page 'farah' beside the Farah Qureshi of the earlier email
+    from graph_schema.settings import PROJECT_ROOT
+
+    notes = PROJECT_ROOT / "bench" / "data" / "fresh_notes3" / "notes"
+    for name in ("2026-10-09-fwd-corvane-sms-pricing.txt", "2026-10-14-proposal-tidepool.md"):
+        ingest_paths([write(graph["upload"], name, (notes / name).read_text())])
+    kinds = ("person", "organisation", "tool", "project", "topic")
+    assert not {s for kind in kinds for s in slugs_with_kind(graph, kind) if s.startswith("farah") and s != "farah-qureshi"}
+    assert any("renewal due Dec 1" in f.text for f in page(graph, "farah-qureshi").facts)
