@@ -119,11 +119,12 @@ def _join_firms_short_forms(entities: list, orgs: list[int], folded: dict[int, i
         form = names.distinctive_short_form(entities[j].name)
         if form:
             short.setdefault(normalise_name(form), []).append(j)
+    surnames = {normalise_name(e.name).split()[-1] for e in entities if e.kind is PageKind.PERSON and len(e.name.split()) > 1}
     for i, entity in enumerate(entities):
         key = normalise_name(entity.name)
         if (i in folded or entity.kind in (PageKind.ORGANISATION, PageKind.YOU) or entity.kind_certain
-                or len(short.get(key, ())) != 1 or names.is_given_name(key)):
-            continue
+                or len(short.get(key, ())) != 1 or names.is_given_name(key) or key in surnames):
+            continue  # 'Adani' beside 'Gautam Adani' and 'Adani Group' may be either
         chosen = short[key][0]
         _absorb(entities[chosen], entity, shorter=False)
         folded[i] = chosen

@@ -292,12 +292,17 @@ def _person_initials(words: list[str]) -> set[str]:
     return {(words[0][0] + words[-1][0]).upper(), names.initials_of(words)}
 
 
+def _vouches(entity: DocumentEntity) -> bool:
+    """A first name read as a person: its guessed colleague may count for another first name's."""
+    return entity.kind is PageKind.PERSON and not _is_speaker_initials(entity.name)
+
+
 def _misread_given_name(entity: DocumentEntity) -> bool:
     """'Farah's renewal due Dec 1' typed a tool: one word, by the model's guess, that no list knows as software."""
     from pipeline.known_names import is_known_name
 
     return (entity.kind in (PageKind.ORGANISATION, PageKind.TOOL) and not entity.kind_certain
-            and not is_known_name(entity.name))
+            and not is_known_name(entity.name) and not _is_speaker_initials(entity.name))  # 'BHP' is no colleague
 
 
 def _is_speaker_initials(name: str) -> bool:
@@ -595,12 +600,12 @@ def _join_given_names(
         entity = doc.entities[resolution.entity]
         # other first names' people count ('Maya' and 'Tomás' named together before); other labels'
         # guesses do not: 'AN' and 'JF' would vouch for each other
-        around = settled if _is_speaker_initials(entity.name) else settled | set(candidates.values())
+        vouching = {c for p, c in candidates.items() if _vouches(doc.entities[resolutions[p].entity])}
+        around = settled | vouching if _vouches(entity) else settled
         shared = sorted((around - {slug}) & known_with)
         # initials, and a first name read as a firm or a tool, are weaker than a first name read as a
         # person: they ask for as much as a fold
-        strong = entity.kind is PageKind.PERSON and not _is_speaker_initials(entity.name)
-        if len(shared) < (1 if strong else min_shared):
+        if len(shared) < (1 if _vouches(entity) else min_shared):
             continue
         pages.fold(resolution.slug, slug)
         page = pages.pages[slug]

@@ -69,9 +69,10 @@ _ROLE_WORDS = frozenset({
     "chairwoman", "chairperson", "secretary", "treasurer", "founder", "cofounder", "co-founder", "ceo", "cto",
     "cfo", "coo", "cio", "vp", "svp", "evp", "pm", "intern", "owner", "member", "guest", "observer", "host",
     "facilitator", "sponsor", "note-taker", "notes", "minutes", "scribe", "speaker", "presenter",
-    # a department in parentheses is no employer: 'Kwame Asante-Boateng (Support)', '(Design)'
-    "support", "engineering", "eng", "design", "sales", "marketing", "ops", "legal", "hr", "qa", "product",
 })
+# A department alone in parentheses is no employer: 'Kwame Asante-Boateng (Support)', '(Design)';
+# inside a longer name it may be one ('Fenwick Engineering', 'Product Hunt').
+_DEPARTMENTS = frozenset({"support", "engineering", "eng", "design", "sales", "marketing", "ops", "legal", "hr", "qa", "product"})
 
 # Table header cells, lower-cased, and the role of their column.
 NAME_COLUMNS = {"name", "names", "attendee", "attendees", "person", "people", "participant", "participants",
@@ -163,7 +164,7 @@ def _affiliation(text: str, link: re.Match | None, after_name: int, end: int) ->
     else:
         paren = _PAREN.search(text, after_name, end)
         inner = paren.group(1).strip() if paren else ""
-        if not inner or _is_short_label(inner):
+        if not inner or _is_short_label(inner) or inner.lower() in _DEPARTMENTS:
             return None
         # '(Head of Operations, Brightwater Foods)': the part that is no role is the employer
         parts = [_trimmed(text, paren.start(1) + m.start(), paren.start(1) + m.end()) for m in re.finditer(r"[^,;]+", inner)]
@@ -242,7 +243,7 @@ def is_job_title(name: str) -> bool:
 
     words = name.split()
     return (len(words) >= 2 and _is_role_word(words[-1])
-            and all(_is_role_word(w) or is_common_word(w.lower()) for w in words[:-1]))
+            and all(_is_role_word(w) or w.lower() in _DEPARTMENTS or is_common_word(w.lower()) for w in words[:-1]))
 
 
 def _is_role_word(word: str) -> bool:
@@ -264,9 +265,13 @@ def _entries(text: str, start: int, end: int) -> list[Attendee]:
 
 
 def _is_person_field(name: str) -> bool:
-    """'Attendees', and a role with a qualifier before it ('Eng on-call', 'Support lead')."""
+    """'Attendees', and one of a few roles with a qualifier before it ('Eng on-call', 'Tech lead');
+    not 'Integrates with' or 'Powered by'."""
     words = name.strip().lower().split()
-    return bool(words) and (" ".join(words) in PERSON_FIELDS or (len(words) <= 3 and words[-1] in PERSON_FIELDS))
+    return bool(words) and (" ".join(words) in PERSON_FIELDS or (len(words) <= 3 and words[-1] in _QUALIFIED_ROLES))
+
+
+_QUALIFIED_ROLES = frozenset({"on-call", "owner", "lead", "contact", "chair", "host", "dri", "approver", "assignee"})
 
 
 _FIELD_DIVIDER = re.compile(r"\s[·|•]\s")

@@ -381,3 +381,14 @@ def test_fields_side_by_side_on_one_line_each_name_their_person_and_a_department
     assert _entity(extracted, "Kwame Asante-Boateng").kind is PageKind.PERSON
     assert "Support" not in {e.name for e in extracted.entities}
     assert not [r for r in extracted.relations if r.type == "works_at"]
+
+
+def test_a_department_inside_a_firms_name_and_fields_that_are_no_roles(tmp_path):
+    # found in review of the fields-side-by-side change: department words made 'Fenwick Engineering'
+    # a role, and any field ending in a person field's word ('Integrates with') listed people
+    extracted = _extract(tmp_path, "sync.md", "# Sync\n\nAttendees: Ada Park (Fenwick Engineering), Ben Ito (Support)\n"
+                                              "Integrates with: Slack, Notion\n\nAda Park asked for the export.\n")
+    name = {i: e.name for i, e in enumerate(extracted.entities)}
+    assert {(name[r.subject], name[r.object]) for r in extracted.relations if r.type == "works_at"} == {
+        ("Ada Park", "Fenwick Engineering")}
+    assert not {"Slack", "Notion"} & {e.name for e in extracted.entities if e.kind is PageKind.PERSON}
