@@ -484,7 +484,8 @@ def _merge_acronyms(text: str, groups: dict[str, _Group]) -> list[tuple[str, str
             if not match:
                 continue
             acronym = match.group(1)
-            if acronym.upper() != _initials(mention.surface) or len(acronym) < 2:
+            if len(acronym) < 2 or (acronym.upper() != _initials(mention.surface)
+                                    and not names.abbreviates(acronym, mention.surface)):
                 continue
             group.extra_aliases.add(acronym)
             defined.append((acronym, key))

@@ -38,6 +38,7 @@ from graph_schema.models import DocumentEntity, ExtractedDocument
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline.known_names import is_known_name
+from pipeline import names
 from pipeline.names import ends_in_organisation_head, is_common_word, is_given_name, office_of, project_short_form
 from pipeline.speakers import is_job_title
 from pipeline.tool_candidates import (
@@ -134,8 +135,8 @@ def feature_rows(
     if not where:
         return [], np.zeros((0, 0), dtype=np.float32)
     entities = [documents[d].entities[e] for d, e in where]
-    names = sorted({entity.name for entity in entities})
-    name_vectors = dict(zip(names, embed(names), strict=True))
+    distinct_names = sorted({entity.name for entity in entities})
+    name_vectors = dict(zip(distinct_names, embed(distinct_names), strict=True))
     # the last word of a longer name says what it is: "… Retail", "… Analytics" are firms, not surnames
     last_words = sorted({entity.name.split()[-1] for entity in entities if len(entity.name.split()) > 1})
     last_vectors = dict(zip(last_words, embed(last_words), strict=True)) if last_words else {}
@@ -557,6 +558,12 @@ def _weak_firm_or_tool(entity: DocumentEntity, chances: dict[str, float] | None)
             and chances[label] < get_settings().kind_name_part_max_chance)
 
 
+def _first_and_last(name: str) -> tuple[str, str]:
+    """A person's first and last name words, titles off: 'Major General Lafayette' -> ('lafayette', 'lafayette')."""
+    words = (names.name_key(name, True) or normalise_name(name)).split()
+    return words[0], words[-1]
+
+
 def _fold_name_parts(document: ExtractedDocument, candidates: set[int]) -> dict[int, int]:
     """A one-word candidate that is the first or last name of exactly one person joins that person.
 
@@ -571,8 +578,9 @@ def _fold_name_parts(document: ExtractedDocument, candidates: set[int]) -> dict[
             continue
         if index not in candidates:  # spaCy's own people were joined by extraction already
             continue
-        fits = [p for p in people if p != index and key in (normalise_name(document.entities[p].name).split()[0],
-                                                             normalise_name(document.entities[p].name).split()[-1])]
+        if names.is_title_word(key):
+            continue  # 'promoted to Major' names a rank, not Major General Lafayette's first name
+        fits = [p for p in people if p != index and key in _first_and_last(document.entities[p].name)]
         if len(fits) == 1:
             person = document.entities[fits[0]]
             person.mentions = sorted(person.mentions + entity.mentions, key=lambda m: m.start)

@@ -30,7 +30,9 @@ from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline.known_names import is_known_name
 
-_EXTRA_TITLES = frozenset({"justice"})  # missing from nameparser's list; "Justice Thomas" is a judge's title
+# Missing from nameparser's list: "Justice Thomas" is a judge, "Major General Lafayette" an officer, "Inspector
+# Lynley" a detective. Only leading words are stripped, so "John Major" and "John Constable" keep their surnames.
+_EXTRA_TITLES = frozenset({"justice", "major", "inspector", "constable", "superintendent", "marshal"})
 # Styles of address nameparser does not list as titles; only after a possessive ('Your Honor'),
 # since 'Grace' and 'Honor' alone are given names.
 _STYLES = frozenset({"honor", "honour", "lordship", "ladyship", "grace", "worship"})
@@ -444,6 +446,30 @@ def initials_of(words: list[str]) -> str:
     """'national oceanic and atmospheric administration' -> 'NOAA'; 'smith-barney' -> 'SB'."""
     parts = [p for w in words for p in w.split("-") if p and p not in _SMALL_WORDS]
     return "".join(p[0] for p in parts).upper()
+
+
+def abbreviates(short: str, long: str) -> bool:
+    """Whether `short` can be read as an abbreviation of `long`, in the way Schwartz and Hearst's
+    algorithm (2003) reads a definition such as 'Harrowgate Foods (HGF)' or 'American College of
+    Pediatricians (ACPeds)': its letters, from the last, occur in order in `long`, and its first
+    letter starts `long`'s first word. Needs two capitals in `short`, so '(Sales)' is no acronym."""
+    letters = [c.lower() for c in short if c.isalnum()]
+    if len(letters) < 2 or sum(c.isupper() for c in short) < 2:
+        return False
+    words = long.split()
+    while words and words[0].lower() in _SMALL_WORDS:
+        words = words[1:]  # 'the International …'
+    text = " ".join(words).lower()
+    if not text or text[0] != letters[0]:
+        return False
+    position = len(text) - 1
+    for letter in reversed(letters[1:]):
+        while position > 0 and text[position] != letter:
+            position -= 1
+        if position <= 0:
+            return False
+        position -= 1
+    return True
 
 
 def is_acronym(surface: str, min_letters: int, max_letters: int) -> bool:

@@ -69,6 +69,13 @@ def test_a_hyphenated_name_and_its_initials_in_one_document_without_parentheses(
     assert {"Smith-Barney", "SB"} <= _names(extracted)["Smith-Barney"]
 
 
+def test_an_acronym_defined_with_letters_from_inside_its_words_is_one_organisation():
+    # Schwartz–Hearst: 'HGF' takes the G from inside 'Harrowgate'; the plain initials are 'HF'
+    extracted = _extract("Harrowgate Foods (HGF) renewed for three years from January. "
+                         "HGF asked for a live ETA feed before peak.")
+    assert {"Harrowgate Foods", "HGF"} <= _names(extracted)["Harrowgate Foods"]
+
+
 # --- legal forms and possessives ----------------------------------------------------------------
 
 def test_legal_suffixes_and_possessives_are_one_page():
@@ -228,6 +235,15 @@ def test_honorifics_and_roles_are_not_part_of_the_name():
     ruiz = _extract("Sheriff Dana Ruiz said the road would reopen on Friday.")
     assert [e.name for e in ruiz.entities] == ["Dana Ruiz"]
     assert "Sheriff Dana Ruiz" in ruiz.entities[0].aliases
+
+
+def test_a_rank_named_alone_is_not_the_officer_whose_title_it_starts():
+    # spaCy leaves 'Major General Lafayette' untagged: the shape rules find it and the kind model types it
+    [extracted] = extract_documents(_parsed(["He served in the Continental Army with Major General Lafayette. "
+                                             "L'Enfant was promoted by brevet to Major in the Corps of Engineers in 1783."]),
+                                    embed=embed_texts)
+    officer = next(names for names in _names(extracted).values() if "Major General Lafayette" in names)
+    assert "Major" not in officer
 
 
 def test_titles_alone_never_join_pages_across_documents():
