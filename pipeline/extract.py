@@ -232,7 +232,8 @@ def _merge_short_person_names(groups: dict[str, _Group], text: str = "") -> None
     """
     title = (_title_end(text), title_words(text))
     short = sorted(
-        (k for k, g in groups.items() if g.kind is PageKind.PERSON or (len(k.split()) == 1 and g.certain_kind is None)),
+        # one written word: a hyphenated given name ('Sun-hee', keyed 'sun hee') is one word too
+        (k for k, g in groups.items() if g.kind is PageKind.PERSON or (len(g.name.split()) == 1 and g.certain_kind is None)),
         key=lambda k: -len(k.split()),  # 'van Rossum' joins 'Guido van Rossum' before 'Rossum' looks for a home
     )
     ambiguous: list[tuple[str, list[str]]] = []
