@@ -72,7 +72,13 @@ _ROLE_WORDS = frozenset({
 })
 # A department alone in parentheses is no employer: 'Kwame Asante-Boateng (Support)', '(Design)';
 # inside a longer name it may be one ('Fenwick Engineering', 'Product Hunt').
-_DEPARTMENTS = frozenset({"support", "engineering", "eng", "design", "sales", "marketing", "ops", "legal", "hr", "qa", "product"})
+_DEPARTMENTS = frozenset({"support", "engineering", "eng", "design", "sales", "marketing", "ops", "legal", "hr", "qa", "product",
+                          "procurement", "purchasing", "finance", "operations", "planning", "research", "compliance",
+                          "security", "it", "data", "analytics", "accounts", "accounting", "partnerships", "platform"})
+# A byline names the people who wrote a document: '*Prepared by Mireille Dufresne (Planning) and Sage
+# Whitcombe (Procurement), 10 Nov 2026*', 'Minutes taken by Ada Park'.
+_BYLINE = re.compile(r"[ \t>*_#-]*(?:prepared|written|compiled|drafted|authored|minuted|notes|minutes)(?:[ \t]+taken)?[ \t]+by[ \t]+",
+                     re.IGNORECASE)
 
 # Table header cells, lower-cased, and the role of their column.
 NAME_COLUMNS = {"name", "names", "attendee", "attendees", "person", "people", "participant", "participants",
@@ -164,7 +170,7 @@ def _affiliation(text: str, link: re.Match | None, after_name: int, end: int) ->
     else:
         paren = _PAREN.search(text, after_name, end)
         inner = paren.group(1).strip() if paren else ""
-        if not inner or _is_short_label(inner) or inner.lower() in _DEPARTMENTS:
+        if not inner or _is_short_label(inner) or _is_department(inner):
             return None
         # '(Head of Operations, Brightwater Foods)': the part that is no role is the employer
         parts = [_trimmed(text, paren.start(1) + m.start(), paren.start(1) + m.end()) for m in re.finditer(r"[^,;]+", inner)]
@@ -246,6 +252,14 @@ def is_job_title(name: str) -> bool:
             and all(_is_role_word(w) or w.lower() in _DEPARTMENTS or is_common_word(w.lower()) for w in words[:-1]))
 
 
+def _is_department(words: str) -> bool:
+    """'Procurement', 'Transport Planning': a team, not an employer; 'Fenwick Engineering' is a firm."""
+    from pipeline.names import is_common_word
+
+    *before, last = words.lower().split()
+    return last in _DEPARTMENTS and all(w in _DEPARTMENTS or is_common_word(w) for w in before)
+
+
 def _is_role_word(word: str) -> bool:
     return word.strip(".,").lower() in _ROLE_WORDS
 
@@ -308,6 +322,14 @@ def _attendee_lists(text: str, lines: list[tuple[int, str]]) -> tuple[list[Atten
                 if found:
                     ruled.append(value)
             in_list = not line[_FIELD_LINE.match(line).end() :].strip()
+            continue
+        byline = _BYLINE.match(line)
+        if byline:
+            value = (start + byline.end(), start + len(line.rstrip(" \t*_")))
+            found = _entries(text, *value)
+            attendees.extend(found)
+            if found:
+                ruled.append(value)
             continue
         if heading and _is_person_field(heading.group(1)):
             ruled.append((start + heading.start(1), start + heading.end(1)))

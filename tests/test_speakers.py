@@ -392,3 +392,13 @@ def test_a_department_inside_a_firms_name_and_fields_that_are_no_roles(tmp_path)
     assert {(name[r.subject], name[r.object]) for r in extracted.relations if r.type == "works_at"} == {
         ("Ada Park", "Fenwick Engineering")}
     assert not {"Slack", "Notion"} & {e.name for e in extracted.entities if e.kind is PageKind.PERSON}
+
+
+def test_a_byline_names_its_writers_and_their_teams_are_no_firms(tmp_path):
+    # seen failing on fresh notes 4: 'Sage Whitcombe' in a byline was read as an organisation
+    extracted = _extract(tmp_path, "eval.md", "# Route optimisation vendor evaluation\n\n*Prepared by Mireille Dufresne "
+                                              "(Transport Planning) and Sage Whitcombe (Procurement), 10 Nov 2026*\n\n"
+                                              "We compared OptimoRoute and Routific on the urban routes.\n")
+    assert _entity(extracted, "Sage Whitcombe").kind is PageKind.PERSON
+    assert _entity(extracted, "Mireille Dufresne").kind is PageKind.PERSON
+    assert not {"Procurement", "Transport Planning"} & {e.name for e in extracted.entities}
