@@ -285,7 +285,8 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
             # 'share it in Notion', 'SSO through Okta': software or a firm Simple Icons knows, which
             # spaCy left untagged and the classifier rarely saw. Most of its names are software, so
             # a firm only when the context says so by the retyping margin.
-            firm = chances["organisation"] - chances["tool"] >= settings.kind_retype_margin
+            firm = (chances["organisation"] - chances["tool"] >= settings.kind_retype_margin
+                    and _strong_tool_cue_share(text, entity) < settings.kind_tool_cue_share)
             kind = PageKind.ORGANISATION if firm else PageKind.TOOL
         elif _known_software_read_as_firm(entity, chances):
             entity.kind_certain = entity.kind_certain or _a_brands_product(entity.name)
@@ -325,10 +326,14 @@ def _agree_on_kinds(documents: list[ExtractedDocument], chances: dict[int, dict[
     _read_first_names_as_people(documents)
     _read_certain_firms_as_firms(documents)
     by_name: dict[str, list[DocumentEntity]] = {}
+    used_as_software: set[int] = set()  # id(entity) of those whose own note says 'the pack in X', 'X webhooks'
+    share = get_settings().kind_tool_cue_share
     for document in documents:
         for entity in document.entities:
             if entity.kind in AGREEING_KINDS:
                 by_name.setdefault(normalise_name(entity.name), []).append(entity)
+                if entity.kind is PageKind.TOOL and _strong_tool_cue_share(document.parsed.text, entity) >= share:
+                    used_as_software.add(id(entity))
                 if entity.kind_certain and _a_brands_product(entity.name):  # 'Teams' in one note, 'Microsoft Teams' in another
                     by_name.setdefault(normalise_name(entity.name.split()[-1]), []).append(entity)
     for group in by_name.values():
@@ -337,6 +342,8 @@ def _agree_on_kinds(documents: list[ExtractedDocument], chances: dict[int, dict[
         certain = [entity.kind for entity in group if entity.kind_certain]
         if certain:
             kind = Counter(certain).most_common(1)[0][0]
+        elif any(id(entity) in used_as_software for entity in group):
+            kind = PageKind.TOOL  # how one note uses it outweighs a news-trained guess in others ('Tableau' the firm)
         else:  # the kind the classifier gave most probability over all the name's contexts
             weights = [chances.get(id(entity)) for entity in group]
             if any(w is None for w in weights):

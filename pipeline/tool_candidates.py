@@ -58,7 +58,7 @@ TOOL_AFTER = {
     "tickets", "bot", "engine", "runtime", "compiler", "interpreter", "console", "shell", "syntax", "docs",
     "ships", "upgrade", "deployment", "connector", "plugin", "tables", "stack",
     "bucket", "buckets", "file", "files", "channel", "channels", "models", "jobs", "job", "workflow", "workflows",
-    "spreadsheet", "notebook", "notebooks", "board", "boards",
+    "spreadsheet", "notebook", "notebooks", "board", "boards", "gateway", "gateways", "device", "devices", "sensors",
 }
 # The strongest of those: a name used this way is software, whatever a news model says it is.
 TOOL_AFTER_STRONG = {
@@ -67,6 +67,7 @@ TOOL_AFTER_STRONG = {
     "extension", "extensions", "migration", "integration", "instance", "instances", "container", "containers",
     "repo", "repository", "query", "queries", "schema", "connector", "deployment", "upgrade",
     "bucket", "buckets", "file", "files", "channel", "channels", "spreadsheet", "notebook", "notebooks",
+    "gateway", "gateways", "device", "devices", "sensors",  # hardware a vendor's software runs on ('the Samsara gateways')
 }
 # "Beacon Checkout, our own checkout widget": an apposition that says what the name is.
 _TOOL_APPOSITION = re.compile(
@@ -101,10 +102,28 @@ def has_version_after(text: str, end: int) -> bool:
     return bool(_VERSION.match(text, end))
 
 
+# A piece of work kept in a tool: 'the depot pack in Tableau', 'the checklist in Jira', 'tracked in Linear'.
+# ('offices in Leeds', 'a stake in Acme' name no such work.)
+_WORK_KEPT_IN = frozenset({
+    "dashboard", "dashboards", "report", "reports", "pack", "checklist", "ticket", "tickets", "tracked", "logged",
+    "filed", "documented", "built", "rebuilt", "modelled", "modeled", "chart", "charts", "sheet", "spreadsheet",
+    "notebook", "query", "queries", "script", "board", "backlog", "runbook", "doc", "docs", "alert", "alerts",
+})
+_WORK_BEFORE_IN = re.compile(r"([A-Za-z]+)\s+in\s+$")
+
+
+def kept_in_a_tool(text: str, start: int) -> bool:
+    """Whether the name follows 'in' after a piece of work: 'the depot pack in Tableau'."""
+    match = _WORK_BEFORE_IN.search(text[max(0, start - 40) : start])
+    return bool(match) and match.group(1).lower() in _WORK_KEPT_IN
+
+
 def in_strong_tool_cue(text: str, start: int, end: int) -> bool:
-    """'the X migration', 'X webhooks', 'install X', 'X 3.2': how software, not a person or a firm, is used."""
+    """'the X migration', 'X webhooks', 'install X', 'X 3.2', 'the pack in X': how software, not a
+    person or a firm, is used."""
     return (
-        next_word(text, end) in TOOL_AFTER_STRONG
+        kept_in_a_tool(text, start)
+        or next_word(text, end) in TOOL_AFTER_STRONG
         or previous_word(text, start) in {"install", "installed", "installing", "upgrade", "upgraded", "pip", "npm"}
         or bool(_STRONG_VERSION.match(text, end))
         or bool(_TOOL_APPOSITION.match(text, end))

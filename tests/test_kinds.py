@@ -194,6 +194,22 @@ def test_short_capitals_named_as_an_institution_stay_an_organisation(tmp_path):
     assert kinds.get("PSF") is PageKind.ORGANISATION, kinds  # 'the SRE role' stays none: see the test above
 
 
+def test_work_kept_in_a_tool_in_one_note_types_it_tool_in_every_note_of_the_batch(tmp_path):
+    # seen failing on fresh notes 4: the classifier read 'Tableau' as a firm in the notes that only
+    # name it, and the batch's agreement made it a firm everywhere
+    texts = {"sync.md": "**Reporting.** Sun-hee has rebuilt the depot performance pack in Tableau.\n",
+             "one-on-one.txt": "He said the Tableau support for Sun-hee could wait two weeks.\n",
+             "retro.md": "- Hunter: list every downstream consumer of the stock tables (Airflow, Tableau, the exports).\n",
+             "kickoff.md": "- Position and temperature from the Samsara gateways, streamed into the warehouse.\n"}
+    for name, text in texts.items():
+        (tmp_path / name).write_text(text)
+    parsed = [parse_document(tmp_path / name, name, "test-kinds", get_settings()) for name in texts]
+    kinds = {(document.parsed.key, e.name): e.kind for document in extract_documents(parsed, embed=embed_texts)
+             for e in document.entities if e.name in ("Tableau", "Samsara")}
+    assert kinds == {("sync.md", "Tableau"): PageKind.TOOL, ("one-on-one.txt", "Tableau"): PageKind.TOOL,
+                     ("retro.md", "Tableau"): PageKind.TOOL, ("kickoff.md", "Samsara"): PageKind.TOOL}, kinds
+
+
 def test_a_name_an_email_address_is_at_is_a_firm_in_every_note_of_the_batch(tmp_path):
     # seen failing on fresh notes 3: 'Kestrava' was a person here, and so were its minutes' capitals
     mail = tmp_path / "mail.txt"
