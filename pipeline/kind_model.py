@@ -305,7 +305,11 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
             dropped.setdefault(d, {})[e] = None
         else:
             entity.kind, entity.candidate = kind, False
-    _agree_on_kinds(documents, chances_of)
+    listed = {id(entity): kind for document in documents for entity, kind in _kinds_of_their_lists(document)}
+    for document in documents:
+        for entity, kind in _kinds_of_their_lists(document):
+            entity.kind = kind
+    _agree_on_kinds(documents, chances_of, listed)
     for d, document in enumerate(documents):
         weak = {e for e, entity in enumerate(document.entities) if _weak_firm_or_tool(entity, chances_of.get(id(entity)))}
         folded = _fold_name_parts(document, {e for dd, e in candidates if dd == d} | weak)
@@ -314,7 +318,41 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
         _drop_entities(documents[d], indexes)
 
 
-def _agree_on_kinds(documents: list[ExtractedDocument], chances: dict[int, dict[str, float]]) -> None:
+# Only a cell border between two names of one table row: '| Routific | Onfleet |'. (Lists in prose were
+# tried too: on GUM they spread the classifier's errors, 'Sweden' and a university became tools.)
+_BETWEEN_LISTED = re.compile(r"[\s*_]*\|[\s*_]*$")
+
+
+def _kinds_of_their_lists(document: ExtractedDocument) -> list[tuple[DocumentEntity, PageKind]]:
+    """A firm or a tool named in a table row whose other names all agree on the other kind of the
+    two takes theirs: '| | OptimoRoute | Routific | Onfleet |' compares three products. Needs two
+    others that agree; rules' kinds are never changed."""
+    text = document.parsed.text
+    mentions = sorted((m.start, m.end, e) for e, entity in enumerate(document.entities) for m in entity.mentions)
+    runs: list[list[int]] = []
+    for (_, end, e), (start, _, f) in zip(mentions, mentions[1:]):
+        if start > end and _BETWEEN_LISTED.match(text[end:start]) and "\n" not in text[end:start]:
+            if runs and runs[-1][-1] == e:
+                runs[-1].append(f)
+            else:
+                runs.append([e, f])
+    changed = []
+    for run in runs:
+        members = list(dict.fromkeys(run))
+        for e in members:
+            entity = document.entities[e]
+            others = {document.entities[o].kind for o in members if o != e}
+            if (len(members) >= 3 and len(others) == 1 and entity.kind in _LISTED_KINDS and not entity.kind_certain
+                    and (kind := next(iter(others))) in _LISTED_KINDS and kind is not entity.kind):
+                changed.append((entity, kind))
+    return changed
+
+
+_LISTED_KINDS = frozenset({PageKind.ORGANISATION, PageKind.TOOL})
+
+
+def _agree_on_kinds(documents: list[ExtractedDocument], chances: dict[int, dict[str, float]],
+                    listed: dict[int, PageKind] | None = None) -> None:
     """One name, one kind across the batch, for things other than people.
 
     Notes name a firm or a tool in passing, and one note's context may say organisation where
@@ -326,14 +364,15 @@ def _agree_on_kinds(documents: list[ExtractedDocument], chances: dict[int, dict[
     _read_first_names_as_people(documents)
     _read_certain_firms_as_firms(documents)
     by_name: dict[str, list[DocumentEntity]] = {}
-    used_as_software: set[int] = set()  # id(entity) of those whose own note says 'the pack in X', 'X webhooks'
+    # id(entity) -> the kind its own note's usage gives: 'the pack in X', 'X webhooks', a list of tools
+    evidenced: dict[int, PageKind] = dict(listed or {})
     share = get_settings().kind_tool_cue_share
     for document in documents:
         for entity in document.entities:
             if entity.kind in AGREEING_KINDS:
                 by_name.setdefault(normalise_name(entity.name), []).append(entity)
                 if entity.kind is PageKind.TOOL and _strong_tool_cue_share(document.parsed.text, entity) >= share:
-                    used_as_software.add(id(entity))
+                    evidenced[id(entity)] = PageKind.TOOL
                 if entity.kind_certain and _a_brands_product(entity.name):  # 'Teams' in one note, 'Microsoft Teams' in another
                     by_name.setdefault(normalise_name(entity.name.split()[-1]), []).append(entity)
     for group in by_name.values():
@@ -342,8 +381,8 @@ def _agree_on_kinds(documents: list[ExtractedDocument], chances: dict[int, dict[
         certain = [entity.kind for entity in group if entity.kind_certain]
         if certain:
             kind = Counter(certain).most_common(1)[0][0]
-        elif any(id(entity) in used_as_software for entity in group):
-            kind = PageKind.TOOL  # how one note uses it outweighs a news-trained guess in others ('Tableau' the firm)
+        elif len(used := {evidenced[id(entity)] for entity in group if id(entity) in evidenced}) == 1:
+            kind = used.pop()  # how one note uses it outweighs a news-trained guess in others ('Tableau' the firm)
         else:  # the kind the classifier gave most probability over all the name's contexts
             weights = [chances.get(id(entity)) for entity in group]
             if any(w is None for w in weights):

@@ -69,9 +69,12 @@ TOOL_AFTER_STRONG = {
     "bucket", "buckets", "file", "files", "channel", "channels", "spreadsheet", "notebook", "notebooks",
     "gateway", "gateways", "device", "devices", "sensors",  # hardware a vendor's software runs on ('the Samsara gateways')
 }
-# "Beacon Checkout, our own checkout widget": an apposition that says what the name is.
+# "Beacon Checkout, our own checkout widget", "Onfleet is really a last-mile dispatch product": an
+# apposition or a copula that says what the name is.
 _TOOL_APPOSITION = re.compile(
-    r"\s*[,(]\s*(?:our|the|a|an|their|its)\s+(?:own\s+|new\s+|internal\s+)?(?:[\w-]+\s+){0,2}"
+    r"(?:\s*[,(]\s*(?:our|the|a|an|their|its)\s+(?:own\s+|new\s+|internal\s+)?(?:[\w-]+\s+){0,2}"
+    r"|\s+(?:is|was)\s+(?:really\s+|mainly\s+|mostly\s+|essentially\s+|basically\s+|just\s+)?(?:a|an|our|their)\s+"
+    r"(?:(?!(?:of|for|at|in|with|who|that)\s)[\w-]+\s+){0,4})"
     r"(?:widget|app|application|tool|platform|product|library|service|plugin|dashboard|bot|api|sdk|"
     r"framework|database|tracker|editor|engine|system)\b",
     re.IGNORECASE,

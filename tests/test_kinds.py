@@ -210,6 +210,28 @@ def test_work_kept_in_a_tool_in_one_note_types_it_tool_in_every_note_of_the_batc
                      ("retro.md", "Tableau"): PageKind.TOOL, ("kickoff.md", "Samsara"): PageKind.TOOL}, kinds
 
 
+def test_a_product_compared_in_a_table_row_with_products_is_one_too(tmp_path):
+    # seen failing on fresh notes 4: 'Onfleet' in a vendor table beside two tools was a firm, in both notes
+    texts = {"eval.md": "# Route optimisation vendor evaluation\n\n| | OptimoRoute | Routific | Onfleet |\n|---|---|---|---|\n"
+                        "| Price per vehicle | £28 | £31 | £35 |\n| Samsara integration | Native | Via API | Native |\n\n"
+                        "Dario at Whitlock & Co reviewed the contracts; the only concern was Onfleet's 24-month minimum.\n",
+             "retro.md": "- Lodestar restarts in January with a smaller scope. We still won't buy Onfleet for this.\n"}
+    for name, text in texts.items():
+        (tmp_path / name).write_text(text)
+    parsed = [parse_document(tmp_path / name, name, "test-kinds", get_settings()) for name in texts]
+    kinds = {(document.parsed.key, e.name): e.kind for document in extract_documents(parsed, embed=embed_texts)
+             for e in document.entities if e.name in ("OptimoRoute", "Routific", "Onfleet")}
+    assert set(kinds.values()) == {PageKind.TOOL} and ("retro.md", "Onfleet") in kinds, kinds
+
+
+def test_a_copula_that_says_what_a_name_is_is_usage_evidence():
+    from pipeline.tool_candidates import in_strong_tool_cue
+
+    text = "Onfleet is really a last-mile dispatch and proof-of-delivery product. Ada is a lead of the ordering system."
+    assert in_strong_tool_cue(text, 0, len("Onfleet"))
+    assert not in_strong_tool_cue(text, text.index("Ada"), text.index("Ada") + 3)
+
+
 def test_a_name_an_email_address_is_at_is_a_firm_in_every_note_of_the_batch(tmp_path):
     # seen failing on fresh notes 3: 'Kestrava' was a person here, and so were its minutes' capitals
     mail = tmp_path / "mail.txt"
