@@ -84,6 +84,21 @@ def is_project_name(text: str, entity: DocumentEntity) -> bool:
     return any(next_word(text, m.end) == "project" and previous_word(text, m.start) == "the" for m in entity.mentions)
 
 
+# A field whose values are projects: 'PROGRAMMES: DRIFTWOOD, MARLIN, LODESTAR', '**Workstreams:** …'.
+_PROJECT_FIELD = re.compile(r"[ \t>*_#-]*(?:projects?|programmes?|programs?|workstreams?|initiatives?)[*_]*[ \t]*:",
+                            re.IGNORECASE)
+
+
+def listed_as_a_project(text: str, entity: DocumentEntity) -> bool:
+    """Whether a mention is a value of a projects field, on the field's own line."""
+    for mention in entity.mentions:
+        line_start = text.rfind("\n", 0, mention.start) + 1
+        field = _PROJECT_FIELD.match(text, line_start)
+        if field and field.end() <= mention.start:
+            return True
+    return False
+
+
 def _cue_share(text: str, entity: DocumentEntity, test: Callable[[int, int], bool]) -> float:
     mentions = entity.mentions or []
     return sum(test(m.start, m.end) for m in mentions) / len(mentions) if mentions else 0.0
@@ -273,6 +288,8 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
             kind = None  # 'Hire.', 'Strong.' opening a debrief's lines: no one's name
         elif is_project_name(text, entity):
             kind = PageKind.PROJECT
+        elif listed_as_a_project(text, entity):
+            kind, entity.kind_certain = PageKind.PROJECT, True  # by rule, like a header's field: other notes follow it
         elif _named_by_an_email_domain(text, entity):
             kind, entity.kind_certain = PageKind.ORGANISATION, True  # 'farah@corvane.example': Corvane is her firm
         elif _partners_name(entity):
