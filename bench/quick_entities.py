@@ -126,6 +126,7 @@ def resolve_one_at_a_time(paths: list[Path]) -> tuple[list, dict[str, str], dict
     vectors: dict[str, np.ndarray] = {}
     finals: dict[str, str] = {}
     read: dict[str, list] = {}  # slug -> the kind each document read it as
+    ruled: dict[str, list] = {}  # slug -> the kinds rules gave it
     together: dict[str, set[str]] = {}  # slug -> the pages named in the same documents (pages_named_with)
 
     def lookup(vector, kinds, limit):
@@ -144,11 +145,14 @@ def resolve_one_at_a_time(paths: list[Path]) -> tuple[list, dict[str, str], dict
                                        lambda slug: together.get(slug, set()))
         seconds += time.perf_counter() - started
         read_here: dict[str, object] = {}
+        ruled_here: dict[str, object] = {}
         for r in document.resolutions:
             if r.kind.value == "you":
                 continue
             entity = document.extracted.entities[r.entity]
             read_here.setdefault(r.slug, entity.kind)
+            if entity.kind_certain:
+                ruled_here.setdefault(r.slug, entity.kind)
             page = known.setdefault(r.slug, KnownPage(slug=r.slug, title=r.title, kind=r.kind, name_keys=[]))
             page.name_keys += [k for k in r.name_keys if k not in page.name_keys]  # as plan_document_write stores them
             if r.embedding is not None and r.slug not in vectors:
@@ -159,11 +163,15 @@ def resolve_one_at_a_time(paths: list[Path]) -> tuple[list, dict[str, str], dict
                 known[merge.into_slug].name_keys.extend(k for k in gone.name_keys if k not in known[merge.into_slug].name_keys)
             finals[merge.from_slug] = merge.into_slug
             read.setdefault(merge.into_slug, []).extend(read.pop(merge.from_slug, []))
+            ruled.setdefault(merge.into_slug, []).extend(ruled.pop(merge.from_slug, []))
         for slug, kind in read_here.items():
+            by_rule = ruled_here.get(slug)
             slug = finals.get(slug, slug)
             read.setdefault(slug, []).append(kind)
+            if by_rule is not None:
+                ruled.setdefault(slug, []).append(by_rule)
             if slug in known and known[slug].kind.value not in ("you", "focus"):
-                new = kind_by_sources(known[slug].kind, read[slug], settings.page_retype_min_sources)
+                new = kind_by_sources(known[slug].kind, read[slug], settings.page_retype_min_sources, ruled.get(slug, []))
                 if new is not None:
                     known[slug] = known[slug].model_copy(update={"kind": new})
         named = {finals.get(r.slug, r.slug) for r in document.resolutions if r.kind.value != "you"}

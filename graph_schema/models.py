@@ -305,6 +305,7 @@ class MentionWrite(Model):
     score: float
     evidence: str
     kind_read: str | None = None  # the kind this document's reading gave the thing (its page may have another)
+    kind_read_by_rule: bool = False  # that kind came from a rule (an attendee list, a projects field), not a model
 
 
 class FactWrite(Model):

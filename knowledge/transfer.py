@@ -137,6 +137,7 @@ class MentionRecord(_Record):
     score: float | None = None
     evidence: str | None = None
     kind_read: str | None = None  # the kind the source read the page as (older exports have none)
+    kind_read_by_rule: bool | None = None  # whether a rule gave that reading (older graphs and exports have none)
 
 
 class LinkRecord(_Record):

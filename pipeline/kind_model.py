@@ -89,12 +89,21 @@ _PROJECT_FIELD = re.compile(r"[ \t>*_#-]*(?:projects?|programmes?|programs?|work
                             re.IGNORECASE)
 
 
+_ITEM_SEPARATOR = re.compile(r"\s*(?:,|;|/|&|\band\b)\s*")
+
+
 def listed_as_a_project(text: str, entity: DocumentEntity) -> bool:
-    """Whether a mention is a value of a projects field, on the field's own line."""
+    """Whether a mention is a value of a projects field whose values are names only: 'Projects:
+    Atlas, Heron (payments)', not a config key's 'project: Redmine project identifier …'."""
     for mention in entity.mentions:
         line_start = text.rfind("\n", 0, mention.start) + 1
         field = _PROJECT_FIELD.match(text, line_start)
-        if field and field.end() <= mention.start:
+        if not field or field.end() > mention.start:
+            continue
+        line_end = text.find("\n", mention.end)
+        value = re.sub(r"\([^()]*\)", " ", text[field.end() : line_end if line_end >= 0 else len(text)]).strip(" \t*_.")
+        items = _ITEM_SEPARATOR.split(value)
+        if all(item and all(word[0].isupper() or word[0].isdigit() for word in item.split()) for item in items):
             return True
     return False
 
@@ -286,10 +295,11 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
             kind = None  # '# Vendor sync': an everyday word capitalised by its place, no one's name
         elif _opening_word_read_as_person(text, entity) and chances["other"] >= settings.kind_not_a_page_probability:
             kind = None  # 'Hire.', 'Strong.' opening a debrief's lines: no one's name
-        elif is_project_name(text, entity):
+        elif is_project_name(text, entity) or listed_as_a_project(text, entity):
+            # 'Project Lantern' and a projects field are rules, like a header's field: other notes follow them;
+            # 'the Maven project' (in SoftNER's questions, the software) is only usage
             kind = PageKind.PROJECT
-        elif listed_as_a_project(text, entity):
-            kind, entity.kind_certain = PageKind.PROJECT, True  # by rule, like a header's field: other notes follow it
+            entity.kind_certain = bool(_PROJECT_NAME.search(entity.name)) or listed_as_a_project(text, entity)
         elif _named_by_an_email_domain(text, entity):
             kind, entity.kind_certain = PageKind.ORGANISATION, True  # 'farah@corvane.example': Corvane is her firm
         elif _partners_name(entity):

@@ -85,7 +85,8 @@ def plan_document_write(owner: str, resolved: ResolvedDocument) -> DocumentWrite
             resolution.slug,
             {"starts": [], "ends": [], "surfaces": [], "method": resolution.method,
              "score": resolution.score, "evidence": resolution.evidence,
-             "kind_read": entity.kind.value if entity.kind in ENTITY_KINDS else None},
+             "kind_read": entity.kind.value if entity.kind in ENTITY_KINDS else None,
+             "kind_read_by_rule": entity.kind_certain and entity.kind in ENTITY_KINDS},
         )
         for mention in entity.mentions:
             row["starts"].append(mention.start)
@@ -227,11 +228,16 @@ def merge_batch(
     return outcomes
 
 
-def kind_by_sources(kind: PageKind, read: list[PageKind], min_sources: int) -> PageKind | None:
+def kind_by_sources(kind: PageKind, read: list[PageKind], min_sources: int,
+                    ruled: list[PageKind] = ()) -> PageKind | None:
     """The kind a page should change to by what its live sources read it as, or None to keep its own:
     the kind most of them read, once at least `min_sources` read it so and more than read the page's
     own kind, or whatever they read once none reads its own kind. A first note's guess ('Quillsoft' an
-    organisation) gives way when later notes use it as a tool; one source against one keeps the first."""
+    organisation) gives way when later notes use it as a tool; one source against one keeps the first.
+    Readings a rule gave (an attendee list, a projects field) outweigh the models' however few."""
+    if ruled:
+        top = Counter(ruled).most_common(1)[0][0]
+        return None if top is kind else top
     counts = Counter(read)
     if not counts:
         return None
@@ -246,7 +252,7 @@ def retype_by_sources(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str]
     """Give the pages among `slugs` the kind their sources read them as (see `kind_by_sources`);
     {slug: (kind it had, kind it has)} of those that changed."""
     min_sources = get_settings().page_retype_min_sources
-    changes = {slug: (kind, new) for slug, (kind, read) in kinds_read(tx, owner, slugs).items()
-               if (new := kind_by_sources(kind, read, min_sources)) is not None}
+    changes = {slug: (kind, new) for slug, (kind, read, ruled) in kinds_read(tx, owner, slugs).items()
+               if (new := kind_by_sources(kind, read, min_sources, ruled)) is not None}
     retype_pages(tx, owner, changes)
     return changes

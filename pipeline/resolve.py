@@ -535,6 +535,9 @@ def _name_part_merges(entity: DocumentEntity, slug: str, pages: PageIndex) -> li
     if entity.kind is PageKind.PROJECT and (code := names.project_short_form(entity.name)):
         # 'the Heron beta' of an earlier note became a firm's page: 'Project Heron' settles it
         parts.append((code, {PageKind.ORGANISATION, PageKind.TOOL, PageKind.PROJECT}, "is the project called"))
+    elif entity.kind is PageKind.PROJECT and entity.kind_certain:
+        # 'PROGRAMMES: DRIFTWOOD, …' settles what an earlier note's 'the Driftwood cutover' was
+        parts.append((entity.name, {PageKind.ORGANISATION, PageKind.TOOL}, "is listed as a project, and so is"))
     if entity.kind is PageKind.PERSON:
         for alias in entity.aliases:
             words = normalise_name(alias).split()

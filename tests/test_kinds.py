@@ -245,6 +245,16 @@ def test_a_projects_field_names_projects_in_every_note_of_the_batch(tmp_path):
     kinds = {(document.parsed.key, e.name.lower()): e.kind for document in extract_documents(parsed, embed=embed_texts)
              for e in document.entities if e.name.lower() in ("driftwood", "lodestar")}
     assert len(kinds) == 4 and set(kinds.values()) == {PageKind.PROJECT}, kinds
+    # found on SoftNER: a config key's 'project: Redmine project identifier …' lists no projects
+    from graph_schema.models import DocumentEntity, EntityMention
+    from pipeline.kind_model import listed_as_a_project
+
+    text = "project: Redmine project identifier where issues should be created\nProjects: Atlas (payments), Heron\n"
+    def named(name: str) -> DocumentEntity:
+        start = text.index(name)
+        return DocumentEntity(name=name, kind=PageKind.TOOL, mentions=[EntityMention(start=start, end=start + len(name), surface=name)])
+    assert not listed_as_a_project(text, named("Redmine"))
+    assert listed_as_a_project(text, named("Atlas")) and listed_as_a_project(text, named("Heron"))
 
 
 def test_a_name_an_email_address_is_at_is_a_firm_in_every_note_of_the_batch(tmp_path):

@@ -135,6 +135,26 @@ def test_a_page_takes_the_kind_its_later_sources_read_it_as(graph):
     assert (page["kind"], sorted(page["labels"]), page["by_hand"]) == ("project", ["Page", "Project"], True)
 
 
+def test_a_reading_a_rule_gives_outweighs_the_models_readings_of_earlier_notes(graph, tmp_path):
+    # seen failing on fresh notes 4 ingested one at a time: two notes read the code name as a firm,
+    # and the board update's 'PROGRAMMES:' field, one source against two, changed nothing
+    for i, text in enumerate(["**Warehouse.** Teodoro says the Driftwood cutover at the Ashby site is on track for 16 Nov.\n",
+                              "- Bill wants a cost baseline for the next Driftwood site before anyone books the temps.\n"]):
+        ingest_paths([write(graph["upload"], f"notes/sync-{i}.md", text)])
+    assert _page(graph, "driftwood")["kind"] != "project"
+    ingest_paths([write(graph["upload"], "notes/board.md", "BOARD UPDATE Q4\n\nPROGRAMMES: DRIFTWOOD, MARLIN, LODESTAR\n\n"
+                                                          "DRIFTWOOD (warehouse system replacement): cutover completed 16 Nov.\n")])
+    [page] = _titled(graph, "Driftwood")  # one page: the earlier one folds into the project's
+    assert _page(graph, page)["kind"] == "project"
+    # the reading by rule travels with an export, so an imported graph retypes the same way
+    export = tmp_path / "graph.jsonl"
+    with export.open("w", encoding="utf-8") as handle:
+        write_export(graph["driver"], graph["owner"], handle)
+    records = parse_records(export.read_text(encoding="utf-8").splitlines(), str(export))
+    ruled = [r for r in records if getattr(r, "kind_read_by_rule", None)]
+    assert page in {r.page for r in ruled}
+
+
 def test_export_and_import_keep_the_correction(graph, tmp_path):
     ingest_paths([write(graph["upload"], "tracker.md", TRACKER)])
     correct_page_kind(graph["driver"], graph["owner"], "jira", "tool")

@@ -155,7 +155,7 @@ UNWIND $mentions AS m
 MATCH (p:Page {owner: $owner, slug: m.slug})
 MERGE (s)-[r:MENTIONS]->(p)
 SET r.starts = m.starts, r.ends = m.ends, r.surfaces = m.surfaces, r.method = m.method,
-    r.score = m.score, r.evidence = m.evidence, r.kind_read = m.kind_read
+    r.score = m.score, r.evidence = m.evidence, r.kind_read = m.kind_read, r.kind_read_by_rule = m.kind_read_by_rule
 """
 
 # The kinds the live sources that mention each page read it as (one per source), for pages whose
@@ -167,9 +167,9 @@ WHERE p.kind IN $kinds AND p.kind_set_at IS NULL
 CALL (p) {
   OPTIONAL MATCH (p)<-[m:MENTIONS]-(s:Source {owner: $owner})
   WHERE s.status <> 'retired' AND m.kind_read IN $kinds
-  RETURN collect(m.kind_read) AS read
+  RETURN collect(m.kind_read) AS read, collect(CASE WHEN m.kind_read_by_rule THEN m.kind_read END) AS ruled
 }
-RETURN p.slug AS slug, p.kind AS kind, read
+RETURN p.slug AS slug, p.kind AS kind, read, ruled
 """
 
 # A page's kind follows what its sources read it as (see pipeline.merge.kind_by_sources); the
@@ -413,11 +413,13 @@ def drop_unsupported_pages(tx: neo4j.ManagedTransaction, owner: str, slugs: list
     return tx.run(DROP_UNSUPPORTED_PAGES, owner=owner, slugs=slugs).single()["slugs"]
 
 
-def kinds_read(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str]) -> dict[str, tuple[PageKind, list[PageKind]]]:
-    """slug -> (its kind, the kind each live source mentioning it read it as), for those of `slugs`
-    whose kind is one text is read into and was not set by hand."""
+def kinds_read(
+    tx: neo4j.ManagedTransaction, owner: str, slugs: list[str]
+) -> dict[str, tuple[PageKind, list[PageKind], list[PageKind]]]:
+    """slug -> (its kind, the kind each live source mentioning it read it as, those of the readings
+    a rule gave), for those of `slugs` whose kind is one text is read into and was not set by hand."""
     kinds = [k.value for k in ENTITY_KINDS]
-    return {r["slug"]: (PageKind(r["kind"]), [PageKind(k) for k in r["read"]])
+    return {r["slug"]: (PageKind(r["kind"]), [PageKind(k) for k in r["read"]], [PageKind(k) for k in r["ruled"]])
             for r in tx.run(KINDS_READ, owner=owner, slugs=slugs, kinds=kinds)}
 
 

@@ -47,7 +47,8 @@ EXPORT_MENTIONS = """
 MATCH (s:Source {owner: $owner})-[m:MENTIONS]->(p:Page)
 WITH s, m, p, s.id + ' ' + p.slug AS cursor WHERE cursor > $after
 RETURN {cursor: cursor, source: s.id, key: s.key, page: p.slug, starts: m.starts, ends: m.ends,
-        surfaces: m.surfaces, method: m.method, score: m.score, evidence: m.evidence, kind_read: m.kind_read} AS row
+        surfaces: m.surfaces, method: m.method, score: m.score, evidence: m.evidence, kind_read: m.kind_read,
+        kind_read_by_rule: m.kind_read_by_rule} AS row
 ORDER BY cursor LIMIT $batch
 """
 
@@ -129,7 +130,8 @@ UNWIND $rows AS row
 MATCH (s:Source {owner: $owner, id: row.source}), (p:Page {owner: $owner, slug: row.page})
 CREATE (s)-[r:MENTIONS]->(p)
 SET r.starts = row.starts, r.ends = row.ends, r.surfaces = row.surfaces, r.method = row.method,
-    r.score = row.score, r.evidence = row.evidence, r.kind_read = row.kind_read
+    r.score = row.score, r.evidence = row.evidence, r.kind_read = row.kind_read,
+    r.kind_read_by_rule = row.kind_read_by_rule
 """
 
 # `row.link` is one of three relationship types, checked by LinkRecord before any write.
