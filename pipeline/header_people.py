@@ -27,6 +27,9 @@ PERSON_FIELDS = {
     "chair", "lead", "leads", "dri", "approver", "approvers", "assignee", "assignees", "contact", "contacts",
     "organiser", "organizer", "presenter", "presenters", "note-taker", "scribe", "on-call",
 }
+# Mail header fields: their values are people only where an address says so ('To: All staff' is no one).
+EMAIL_FIELDS = {"from", "to", "cc", "bcc", "reply-to", "sender"}
+_ADDRESS = re.compile(r"<[^<>\s]+@[^<>\s]+>|[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _FIELD_LINE = re.compile(r"^([A-Za-z][A-Za-z0-9-]{0,40}):(?:[ \t]+|$)")
 _CONTINUATION = re.compile(r"^[ \t]+\S")
 _FRONT_MATTER_FENCE = "---"
@@ -80,6 +83,26 @@ def _name_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
+def addressed_names(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The names in a mail header value, each the text before its address: 'Sethi, Priyanka
+    <priyanka@kestrava.example>; Ada Park <ada@x.example>' (a comma may be inside an inverted name,
+    so the addresses, not the commas, divide the people)."""
+    from pipeline.names import is_inverted_name
+
+    spans: list[tuple[int, int]] = []
+    position = start
+    for address in _ADDRESS.finditer(text, start, end):
+        raw = text[position : address.start()]
+        stripped = raw.strip(" \t,;\"'")
+        if stripped:
+            s = position + raw.index(stripped)
+            name = text[s : s + len(stripped)]
+            if plausible_name(name) or is_inverted_name(name):
+                spans.append((s, s + len(stripped)))
+        position = address.end()
+    return spans
+
+
 def read_header(text: str) -> HeaderBlock:
     """The header block at the top of `text` (optionally inside `---` front matter), if it has one."""
     lines = text.splitlines(keepends=True)
@@ -106,4 +129,8 @@ def read_header(text: str) -> HeaderBlock:
         return HeaderBlock()
     person_fields = [(s, e) for name, s, e in fields if name in PERSON_FIELDS]
     people = [span for s, e in person_fields for span in _name_spans(text, s, e)]
+    for name, s, e in fields:
+        if name in EMAIL_FIELDS and (addressed := addressed_names(text, s, e)):
+            person_fields.append((s, e))
+            people += addressed
     return HeaderBlock(end=position, people=people, person_fields=person_fields)

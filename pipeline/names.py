@@ -239,11 +239,39 @@ def org_base(surface: str) -> str:
     return base or surface
 
 
+# 'Sethi, Priyanka' as mail clients and directories write names: surname first, then a comma.
+_INVERTED = re.compile(r"^([A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?), ([A-Z][\w'’-]+(?: [A-Z][\w'’.-]*)?)$")
+
+
+def _inverted(surface: str) -> re.Match | None:
+    """The match of a 'Surname, Given' name; not 'King, Jr.' nor 'Abbas, II' (a suffix after a comma)."""
+    from nameparser.config import CONSTANTS
+
+    match = _INVERTED.match(surface.strip())
+    if not match:
+        return None
+    after = match.group(2).lower().replace(".", "")
+    suffixes = CONSTANTS.suffix_acronyms | CONSTANTS.suffix_not_acronyms
+    if after in suffixes or is_regnal_number(match.group(2)) or org_base(surface.strip()) != surface.strip():
+        return None  # 'Acme, Inc' is a firm's legal form
+    return match
+
+
+def uninverted(surface: str) -> str:
+    """'Sethi, Priyanka' -> 'Priyanka Sethi'; any other name as it is."""
+    match = _inverted(surface)
+    return f"{match.group(2)} {match.group(1)}" if match else surface
+
+
+def is_inverted_name(surface: str) -> bool:
+    return _inverted(surface) is not None
+
+
 @lru_cache(maxsize=65536)
 def name_key(surface: str, person: bool) -> str:
     """The key one name is compared by: honorifics off a person's name, legal forms off any other."""
     if person:
-        stripped = strip_honorifics(surface)
+        stripped = strip_honorifics(uninverted(surface))
         return normalise_name(stripped) if stripped else ""
     return normalise_name(org_base(surface)) or normalise_name(surface)
 

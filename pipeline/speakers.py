@@ -33,7 +33,7 @@ from graph_schema.kinds import PageKind
 from graph_schema.models import EntityMention
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
-from pipeline.header_people import PERSON_FIELDS, plausible_name
+from pipeline.header_people import EMAIL_FIELDS, PERSON_FIELDS, addressed_names, plausible_name
 from pipeline.names import ends_in_organisation_head, is_common_word, is_given_name
 from pipeline.units import is_closing
 
@@ -310,6 +310,14 @@ def _attendee_lists(text: str, lines: list[tuple[int, str]]) -> tuple[list[Atten
     for start, line in lines:
         field = _FIELD_LINE.match(line)
         heading = _HEADING.match(line)
+        if field and field.group(1).lower() in EMAIL_FIELDS:  # a forwarded mail's 'From: Sethi, Priyanka <…>'
+            value = (start + field.end(), start + len(line))
+            found = addressed_names(text, *value)
+            attendees.extend(Attendee(name=span) for span in found)
+            if found:
+                ruled.append(value)
+            in_list = False
+            continue
         if field and _is_person_field(field.group(1)) and not _LIST_ITEM.match(line):
             for segment_start, segment in _field_segments(start, line):
                 field = _FIELD_LINE.match(segment)

@@ -402,3 +402,18 @@ def test_a_byline_names_its_writers_and_their_teams_are_no_firms(tmp_path):
     assert _entity(extracted, "Sage Whitcombe").kind is PageKind.PERSON
     assert _entity(extracted, "Mireille Dufresne").kind is PageKind.PERSON
     assert not {"Procurement", "Transport Planning"} & {e.name for e in extracted.entities}
+
+
+def test_mail_headers_name_people_by_their_addresses_surname_first_too(tmp_path):
+    # Outlook and Exchange write 'Surname, Given <address>'; the comma split one person in two
+    # ('Sethi', 'Priyanka'), and 'Yusuf' became a project
+    extracted = _extract(tmp_path, "mail.txt",
+                         "From: Sethi, Priyanka <priyanka.sethi@kestrava.example>\n"
+                         "To: Demirci, Yusuf <yusuf@kestrava.example>; Strand, Linnea <linnea@kestrava.example>\n"
+                         "Subject: Q3 numbers\n\nHi Yusuf,\n\nThe Q3 numbers are in the shared folder. Linnea wants them by Friday.\n\n"
+                         "---------- Forwarded message ---------\nFrom: Acme, Inc <billing@acme.example>\n"
+                         "To: Park, Ada <ada@kestrava.example>\n\nYour invoice is attached.\n")
+    people = {e.name: set(e.aliases) for e in extracted.entities if e.kind is PageKind.PERSON}
+    assert set(people) == {"Priyanka Sethi", "Yusuf Demirci", "Linnea Strand", "Ada Park"}, people
+    assert {"Sethi, Priyanka"} <= people["Priyanka Sethi"] and {"Yusuf"} <= people["Yusuf Demirci"]
+    assert {"Linnea"} <= people["Linnea Strand"]
