@@ -581,7 +581,8 @@ def _named_for_a_trade(entity: DocumentEntity) -> bool:
 def _known_unnamed_name(text: str, entity: DocumentEntity) -> bool:
     """A candidate spaCy did not tag that Simple Icons knows and that is no given name ('Ruby' may be
     a person), nor everyday words that only open sentences ('Open Access to the logs…')."""
-    everyday = all(is_common_word(w) for w in entity.name.split())
+    # 'Open Access' opening a sentence is everyday words; 'Power BI' is not (a word in capitals is no everyday word)
+    everyday = all(is_common_word(w) and not (len(w) > 1 and w.isupper()) for w in entity.name.split())
     return (entity.candidate and is_known_name(entity.name) and not is_given_name(entity.name.lower())
             and not (everyday and all(_opens_a_sentence(text, m.start) for m in entity.mentions)))
 

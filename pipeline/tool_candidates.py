@@ -121,11 +121,25 @@ def kept_in_a_tool(text: str, start: int) -> bool:
     return bool(match) and match.group(1).lower() in _WORK_KEPT_IN
 
 
+# A field whose value is software: 'Dashboard: Power BI "Eng OKRs"', 'Tracker: Linear', 'Stack: Postgres, …'.
+_TOOL_FIELDS = frozenset({"tool", "tools", "tooling", "stack", "dashboard", "database", "tracker", "repo", "repository",
+                          "ide", "editor", "crm", "platform", "integration", "integrations", "library", "framework"})
+_FIELD_BEFORE = re.compile(r"(?:^|[.;|·•][ \t])[ \t>*_-]*([A-Za-z]+)[*_]*:[*_]*[ \t]*$")  # at a line's or a sentence's start
+
+
+def value_of_a_tool_field(text: str, start: int) -> bool:
+    """Whether the name is the first value of a field that holds software ('Dashboard: Power BI')."""
+    line_start = max(text.rfind("\n", 0, start) + 1, start - 200)
+    match = _FIELD_BEFORE.search(text[line_start:start])
+    return bool(match) and match.group(1).lower() in _TOOL_FIELDS
+
+
 def in_strong_tool_cue(text: str, start: int, end: int) -> bool:
     """'the X migration', 'X webhooks', 'install X', 'X 3.2', 'the pack in X': how software, not a
     person or a firm, is used."""
     return (
         kept_in_a_tool(text, start)
+        or value_of_a_tool_field(text, start)
         or next_word(text, end) in TOOL_AFTER_STRONG
         or previous_word(text, start) in {"install", "installed", "installing", "upgrade", "upgraded", "pip", "npm"}
         or bool(_STRONG_VERSION.match(text, end))

@@ -257,6 +257,19 @@ def test_a_projects_field_names_projects_in_every_note_of_the_batch(tmp_path):
     assert listed_as_a_project(text, named("Atlas")) and listed_as_a_project(text, named("Heron"))
 
 
+def test_a_tool_fields_value_is_software_and_capitals_are_no_everyday_word(tmp_path):
+    # seen failing on fresh notes 3: 'Power BI' opened its clauses, so it read as everyday words
+    # ('Open Access to the logs'), and the classifier made it a firm
+    kinds = _kinds(tmp_path, "# Q3 OKR review\nHeld on Fri 30 Oct. Scores 0-1.0. Dashboard: Power BI \"Eng OKRs\" "
+                             "(still fed from the old export).\n\n- Joaquín: Power BI -> warehouse cutover w/ Pinecrest in Nov\n")
+    assert kinds.get("Power BI") is PageKind.TOOL, kinds
+
+    from pipeline.tool_candidates import value_of_a_tool_field
+
+    assert value_of_a_tool_field("- **Tracker:** Linear", len("- **Tracker:** "))
+    assert not value_of_a_tool_field("Owner: Ada", len("Owner: "))
+
+
 def test_a_name_an_email_address_is_at_is_a_firm_in_every_note_of_the_batch(tmp_path):
     # seen failing on fresh notes 3: 'Kestrava' was a person here, and so were its minutes' capitals
     mail = tmp_path / "mail.txt"
