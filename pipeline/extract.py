@@ -209,7 +209,11 @@ def _group_mentions(
 
 def _add_candidates(text: str, groups: dict[str, _Group], candidates: list[tuple[int, int]]) -> None:
     """Names spaCy left untagged join the document's groups; a new name is a candidate (typed later)."""
-    for start, end in candidates:
+    kept: list[tuple[int, int]] = []
+    for start, end in sorted(candidates):  # '[Johann] [II]' is Johann II: the number joins, and is no name itself
+        if not kept or start >= kept[-1][1]:
+            kept.append((start, names.end_with_number(text, end)))
+    for start, end in kept:
         start += names.sentence_opener(text[start:end], _starts_sentence(text, start))  # 'With Wikinews'
         key = normalise_name(text[start:end])
         if not key:
@@ -452,8 +456,9 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]]) -> list[tuple
             out.extend((start + s, start + e, PageKind.PERSON) for s, e in authors)
             continue
         parts = names.conjoined_parts(surface, set(known), person=kind is PageKind.PERSON)
-        if parts:
-            out.extend((start + s, start + e, known.get(normalise_name(surface[s:e]), kind)) for s, e in parts)
+        if parts:  # 'Niklaus and Johann' [II]: the last part takes the number the model left outside
+            out.extend((start + s, names.end_with_number(text, start + e) if kind is PageKind.PERSON else start + e,
+                        known.get(normalise_name(surface[s:e]), kind)) for s, e in parts)
             continue
         if in_head and normalise_name(surface) not in known:
             part = names.known_part(surface, known)
@@ -520,10 +525,12 @@ def _repeated_mentions(text: str, groups: dict[str, _Group]) -> None:
     group_of = {m.surface: g for g in groups.values() for m in g.mentions}
     if not group_of:
         return
-    names = "|".join(re.escape(s) for s in sorted(group_of, key=len, reverse=True))
-    pattern = re.compile(rf"(?<![\w@#/.-])(?:{names})(?![\w@/-]|\.\w)")
+    alternatives = "|".join(re.escape(s) for s in sorted(group_of, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![\w@#/.-])(?:{alternatives})(?![\w@/-]|\.\w)")
     taken = _SpanSet((m.start, m.end) for g in groups.values() for m in g.mentions)
     for match in pattern.finditer(text):
+        if names.end_with_number(text, match.end()) != match.end():
+            continue  # 'Johann II' is another Johann than Johann Bernoulli
         if taken.add(match.start(), match.end()):
             group_of[match.group()].add(match.group(), match.start(), match.end(), group_of[match.group()].kinds.most_common(1)[0][0])
 
