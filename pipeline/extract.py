@@ -443,6 +443,8 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]]) -> list[tuple
     known = {normalise_name(text[s:e]): k for (s, e, k), h in zip(raw, headline, strict=True) if not h}
     out: list[tuple[int, int, PageKind]] = []
     for (start, end, kind), in_head in zip(raw, headline, strict=True):
+        if kind in (PageKind.PERSON, PageKind.ORGANISATION) and names.in_lower_case_only(text[start:end]):
+            continue  # 'the Secretary [deemed essential]': the model's person, but no one's name
         if kind in (PageKind.PERSON, PageKind.ORGANISATION):
             part = names.name_part(text[start:end], kind is PageKind.PERSON)
             if part is not None:

@@ -227,6 +227,13 @@ def sentence_opener(surface: str, sentence_start: bool, person: bool = False) ->
     return len(words[0]) + 1
 
 
+def in_lower_case_only(surface: str) -> bool:
+    """'deemed essential': words of a cased script, none with a capital; no name is written so
+    (a script without case, '习近平', is not lower case)."""
+    cased = [c for c in surface if c.isalpha() and (c.isupper() or c.islower())]
+    return bool(cased) and not any(c.isupper() for c in cased)
+
+
 def _capitalised(token: str) -> bool:
     return any(c.isupper() for c in token)  # 'eBay', 'iPhone', '3M' too
 

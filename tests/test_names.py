@@ -296,6 +296,17 @@ def test_a_lone_surname_before_the_full_name_joins_it():
     assert _names(extracted)["Andy Warhol"] >= {"Andy Warhol", "Warhol"}
 
 
+def test_a_span_in_lower_case_only_is_no_name():
+    # seen on GUM: the model read 'Secretary deemed essential' as a person; the title came off,
+    # and 'deemed essential' became a person's page
+    extracted = _extract("A clear text would deny borrowers critical relief that Congress authorized "
+                         "and the Secretary deemed essential.")
+    assert not [e.name for e in extracted.entities if "deemed" in e.name]
+    from pipeline.names import in_lower_case_only
+
+    assert in_lower_case_only("deemed essential") and not in_lower_case_only("习近平") and not in_lower_case_only("eBay")
+
+
 def test_a_given_name_spelled_two_ways_in_one_document_is_one_person():
     # seen on GUM: 'Kristen' and 'Kristin Wilkins' were two people to extraction, so the lone
     # 'Wilkins' had two full names to choose from and joined neither
