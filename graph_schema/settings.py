@@ -102,7 +102,6 @@ class Settings(BaseSettings):
     facts_embedded_per_page: int = Field(default=8, description="How many of a page's facts go into its embedding text.")
 
     # --- resolution -----------------------------------------------------------------------------
-    misspelled_given_name_min_letters: int = Field(default=5, description="Inside one document, two full names with one surname whose given names differ by one letter ('Kristen'/'Kristin Wilkins') are one person's, when both given names have at least this many letters ('Jon'/'Jan' stay two).")
     fuzzy_merge_threshold: float = Field(default=92.0, description="Name similarity (0-100) at or above which a mention joins a page of the same kind.")
     embedding_merge_threshold: float = Field(default=0.86, description="Cosine similarity at or above which a mention joins a page when names are close too.")
     page_retype_min_sources: int = Field(default=2, description="A page takes the kind its sources read it as once at least this many live sources read it so, and more than read it as the kind it has ('Figma' first read as an organisation, then used as a tool in two notes); a kind set by hand never changes.")

@@ -315,8 +315,7 @@ def _dominant(groups: dict[str, _Group], fits: list[str], title: tuple[int, set[
 
 
 def _merge_person_variants(groups: dict[str, _Group]) -> None:
-    """'Matthew Goode' and 'Matthew William Goode', 'Larry Lessig' and 'Lawrence Lessig', 'Kristen' and
-    'Kristin Wilkins' (a slip of one letter) are one person.
+    """'Matthew Goode' and 'Matthew William Goode', 'Larry Lessig' and 'Lawrence Lessig' are one person.
 
     Forms of one full name join the one mentioned most, so that a lone surname then has one full
     name to join.
@@ -329,8 +328,7 @@ def _merge_person_variants(groups: dict[str, _Group]) -> None:
         if key not in groups:
             continue
         for other in people[i + 1:]:
-            if other in groups and (names.same_person_name(key.split(), other.split()) or names.misspelled_given_name(
-                    key.split(), other.split(), get_settings().misspelled_given_name_min_letters)):
+            if other in groups and names.same_person_name(key.split(), other.split()):
                 groups[key].absorb(groups.pop(other))
 
 

@@ -391,16 +391,6 @@ def same_person_name(a: list[str], b: list[str]) -> bool:
     return all(any(first_names_match(word, other) for other in remaining) for word in short)
 
 
-def misspelled_given_name(a: list[str], b: list[str], min_letters: int) -> bool:
-    """'Kristen Wilkins' / 'Kristin Wilkins': the same surname and given names one letter apart
-    (same first letter, both at least `min_letters` long). Only inside one document, where two
-    spellings of one name are a slip; across documents they may be two people."""
-    from rapidfuzz.distance import Levenshtein
-
-    return (len(a) == len(b) >= 2 and a[1:] == b[1:] and a[0] != b[0] and a[0][:1] == b[0][:1]
-            and min(len(a[0]), len(b[0])) >= min_letters and Levenshtein.distance(a[0], b[0]) == 1)
-
-
 def is_generic_head(surface: str, preceding: list[str]) -> bool:
     """A one-word name that is a common noun standing for a body: 'the Court', 'this Church'.
 
