@@ -24,6 +24,7 @@ extraction's in-document groups.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from typing import Protocol
 
@@ -474,6 +475,7 @@ class Group(Protocol):
     certain_kind: PageKind | None
     candidate: bool
     mentions: list[EntityMention]
+    kinds: Counter[PageKind]  # how often the model read each kind
 
     def add(self, surface: str, start: int, end: int, kind: PageKind) -> None: ...
     def absorb(self, other: Group) -> None: ...
@@ -519,7 +521,7 @@ def attach_labels(text: str, notes: MeetingNotes, groups: dict[str, Group], new_
                 group = groups.setdefault(key, new_group())
                 group.add(text[s:e], s, e, PageKind.ORGANISATION)
                 group.certain_kind = PageKind.ORGANISATION
-    speakers = _undefined_speakers(text, notes)
+    speakers = _undefined_speakers(text, notes, lambda key: _read_as_a_thing(key, groups))
     for label in notes.labels:
         label_key = normalise_name(text[label.span[0] : label.span[1]])
         if label.person is not None:
@@ -546,11 +548,22 @@ def _named_inside_a_line(text: str, word: str) -> bool:
     return False
 
 
-def _undefined_speakers(text: str, notes: MeetingNotes) -> set[str]:
+def _read_as_a_thing(key: str, groups: dict[str, Group]) -> bool:
+    """Whether the model read a one-word label as a firm or a tool where the notes write it ('What
+    Halyard does'), or the word opens a longer name of one ('Tovar' of 'Tovar Partners')."""
+    group = groups.get(key)
+    if group is not None and not group.candidate and not group.kinds[PageKind.PERSON]:
+        return True
+    return any(k.split()[0] == key and len(k.split()) > 1 and g.kind is not PageKind.PERSON and not g.candidate
+               for k, g in groups.items())
+
+
+def _undefined_speakers(text: str, notes: MeetingNotes, read_as_a_thing: Callable[[str], bool]) -> set[str]:
     """Keys of the labels that are people though no attendee list defines them: one word, a
     given name the nickname data knows, or a rarer word the notes also write as a name inside a
-    line ('Sam:', 'Priya:' beside '… Priya asked finance'; not 'Blocker:', 'Update:'), in notes
-    where at least two such labels speak, as in a standup or a transcript."""
+    line and the model did not read as a thing ('Sam:', 'Priya:' beside '… Priya asked finance';
+    not 'Blocker:', 'Update:', nor a slide's 'Halyard: onboarding in a day' beside 'What Halyard
+    does', a product), in notes where at least two such labels speak, as in a standup or a transcript."""
     keys = set()
     for label in notes.labels:
         if label.person is not None:
@@ -558,7 +571,8 @@ def _undefined_speakers(text: str, notes: MeetingNotes) -> set[str]:
         surface = text[label.span[0] : label.span[1]]
         key = normalise_name(surface)
         if " " not in surface and surface[:1].isupper() and not surface.isupper() and (
-            is_given_name(key) or (not is_common_word(surface) and _named_inside_a_line(text, surface))
+            is_given_name(key)
+            or (not is_common_word(surface) and _named_inside_a_line(text, surface) and not read_as_a_thing(key))
         ):
             keys.add(key)
     return keys if len(keys) >= get_settings().undefined_speakers_min else set()

@@ -417,3 +417,15 @@ def test_mail_headers_name_people_by_their_addresses_surname_first_too(tmp_path)
     assert set(people) == {"Priyanka Sethi", "Yusuf Demirci", "Linnea Strand", "Ada Park"}, people
     assert {"Sethi, Priyanka"} <= people["Priyanka Sethi"] and {"Yusuf"} <= people["Yusuf Demirci"]
     assert {"Linnea"} <= people["Linnea Strand"]
+
+
+def test_a_slides_topic_labels_are_no_speakers(tmp_path):
+    # seen failing on fresh notes 3: 'Halyard:' and 'Tovar:' opened a deck's lines, so they read as
+    # two speakers of a transcript, and the product became a person by rule
+    extracted = _extract(tmp_path, "deck.txt",
+                         "Halyard for Sunbeck Labs: onboarding pilot\nSlide 1 - Title\n"
+                         "  Halyard: new-clinic onboarding in a day, not a month\n\nSlide 3 - What Halyard does\n"
+                         "  - self-serve invite flow, roles, site setup\n\nSlide 4 - Pilot plan w/ Tovar Partners\n"
+                         "  - Tovar: contract + first-line training; we own product + L2 support\n")
+    assert not [e.name for e in extracted.entities if e.name == "Halyard" and e.kind_certain], \
+        [(e.name, e.kind.value, e.kind_certain) for e in extracted.entities]
