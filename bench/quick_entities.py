@@ -171,7 +171,8 @@ def resolve_one_at_a_time(paths: list[Path]) -> tuple[list, dict[str, str], dict
             if by_rule is not None:
                 ruled.setdefault(slug, []).append(by_rule)
             if slug in known and known[slug].kind.value not in ("you", "focus"):
-                new = kind_by_sources(known[slug].kind, read[slug], settings.page_retype_min_sources, ruled.get(slug, []))
+                new = kind_by_sources(known[slug].kind, read[slug], settings.page_retype_min_sources, ruled.get(slug, []),
+                                      settings.page_retype_rule_weight)
                 if new is not None:
                     known[slug] = known[slug].model_copy(update={"kind": new})
         named = {finals.get(r.slug, r.slug) for r in document.resolutions if r.kind.value != "you"}

@@ -71,6 +71,8 @@ class Settings(BaseSettings):
     # --- typing: which kind a name is (pipeline/kind_model.py, pipeline/tool_candidates.py) ---
     kind_candidate_max_words: int = Field(default=4, description="Longest run of capitalised words spaCy left untagged that is tried as one name.")
     kind_candidate_min_probability: float = Field(default=0.35, description="A name spaCy did not tag becomes an entity only when the kind classifier gives a page kind at least this probability.")
+    byline_max_line: int = Field(default=8, description="A byline ('Prepared by Ada Park and Ben Ito, 10 Nov') is read only in a document's first this many lines, where documents put them.")
+    kind_table_header_min_others: int = Field(default=2, description="A firm or a tool in a Markdown table's header row takes the kind of the other names there when at least this many others agree on it ('| | OptimoRoute | Routific | Onfleet |').")
     kind_tool_cue_share: float = Field(default=0.5, description="A name whose mentions are at least this often used as software ('the X migration', 'X webhooks', 'install X', 'X 3.2') is a tool unless the classifier calls it a person.")
     kind_not_a_page_probability: float = Field(default=0.8, description="A name spaCy tagged is dropped when the kind classifier gives 'place' or 'not a page' at least this probability ('Rotterdam' read as a person, a heading's 'Roadmap').")
     kind_trade_name_max_person: float = Field(default=0.5, description="A name ending in a trade ('Bellhaven Retail') is an organisation unless the kind classifier gives 'person' at least this probability.")
@@ -105,6 +107,7 @@ class Settings(BaseSettings):
     fuzzy_merge_threshold: float = Field(default=92.0, description="Name similarity (0-100) at or above which a mention joins a page of the same kind.")
     embedding_merge_threshold: float = Field(default=0.86, description="Cosine similarity at or above which a mention joins a page when names are close too.")
     page_retype_min_sources: int = Field(default=2, description="A page takes the kind its sources read it as once at least this many live sources read it so, and more than read it as the kind it has ('Figma' first read as an organisation, then used as a tool in two notes); a kind set by hand never changes.")
+    page_retype_rule_weight: int = Field(default=3, description="When a page's kind follows its sources, a reading a rule gave (an attendee list, 'Project X', a projects field) counts this many times: it outweighs two notes' guesses, not many sources that read the page otherwise.")
     review_band_low: float = Field(default=0.72, description="Cosine similarity from which a non-merged pair is recorded as possibly the same.")
     fuzzy_min_words: int = Field(default=2, description="Names of fewer words are never merged by spelling alone ('Frontier' / 'Frontiers' are two airlines' worth of risk).")
     given_name_joins_only_person: bool = Field(default=True, description="A first name alone ('Maya') lands on the one person page whose name starts with it ('Maya Lindqvist') when its document also names something that person was named with before; never when two people share it.")

@@ -192,7 +192,7 @@ def _group_mentions(
 ) -> dict[str, _Group]:
     groups: dict[str, _Group] = defaultdict(_Group)
     for start, end in header_people:
-        key = names.name_key(text[start:end], True) or normalise_name(text[start:end])  # 'Sethi, Priyanka' too
+        key = names.name_key(names.uninverted(text[start:end]), True) or normalise_name(text[start:end])  # 'Sethi, Priyanka' too
         if key:
             groups[key].add(text[start:end], start, end, PageKind.PERSON)
             groups[key].certain_kind = PageKind.PERSON
@@ -628,7 +628,7 @@ def build_extracted(
         name = group.name
         if group.kind is PageKind.PERSON and names.strip_honorifics(name):
             name = names.strip_honorifics(name)  # the page is 'Dana Ruiz'; 'Sheriff Dana Ruiz' stays an alias
-        if group.kind is PageKind.PERSON:
+        if group.kind is PageKind.PERSON and group.certain_kind is PageKind.PERSON:
             name = names.uninverted(name)  # 'Priyanka Sethi'; a mail header's 'Sethi, Priyanka' stays an alias
         aliases = sorted({m.surface for m in group.mentions if m.surface != name} | group.extra_aliases)
         index = len(entities)

@@ -83,22 +83,45 @@ def _name_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
+# Words of a mailbox that is no one: 'GitHub <noreply@github.com>', 'Ops Team <ops@…>', 'All Staff <…>'.
+_MAILBOX_WORDS = frozenset({"team", "staff", "all", "everyone", "support", "billing", "notifications", "notification",
+                            "noreply", "no-reply", "info", "admin", "sales", "service", "services", "desk", "bot",
+                            "alerts", "office", "accounts", "hr", "it", "ops", "helpdesk", "newsletter", "digest"})
+
+
+def _a_persons_display_name(name: str) -> bool:
+    """A display name a person has: name-like, no mailbox word, no firm's trade, no brand."""
+    from pipeline.known_names import is_known_name
+    from pipeline.names import ORGANISATION_HEADS, is_inverted_name
+
+    words = [w.lower() for w in re.split(r"[\s,]+", name) if w]
+    return ((plausible_name(name) or is_inverted_name(name)) and not is_known_name(name)
+            and not any(w in _MAILBOX_WORDS or w in ORGANISATION_HEADS for w in words))
+
+
 def addressed_names(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """The names in a mail header value, each the text before its address: 'Sethi, Priyanka
-    <priyanka@kestrava.example>; Ada Park <ada@x.example>' (a comma may be inside an inverted name,
-    so the addresses, not the commas, divide the people)."""
-    from pipeline.names import is_inverted_name
+    """The people in a mail header value, each named by the text before their address: 'Sethi,
+    Priyanka <priyanka@kestrava.example>; Ada Park <ada@x.example>'. The addresses divide the
+    people, since a comma may be inside an inverted name; a comma between two full names ('Ada
+    Park, Sam Lee <sam@…>') still divides them. Mailboxes of no one ('GitHub <noreply@…>') are left out."""
+    from pipeline.names import is_inverted_name, org_base
 
     spans: list[tuple[int, int]] = []
     position = start
     for address in _ADDRESS.finditer(text, start, end):
         raw = text[position : address.start()]
-        stripped = raw.strip(" \t,;\"'")
-        if stripped:
-            s = position + raw.index(stripped)
-            name = text[s : s + len(stripped)]
-            if plausible_name(name) or is_inverted_name(name):
+        whole = raw.strip(" \t,;\"'")
+        if whole and org_base(whole) != whole:
+            position = address.end()
+            continue  # 'Acme, Inc <billing@…>': a firm's legal name
+        pieces = [raw] if is_inverted_name(whole) else raw.split(",")
+        offset = position
+        for piece in pieces:
+            stripped = piece.strip(" \t,;\"'")
+            if stripped and _a_persons_display_name(stripped):
+                s = offset + piece.index(stripped)
                 spans.append((s, s + len(stripped)))
+            offset += len(piece) + 1
         position = address.end()
     return spans
 

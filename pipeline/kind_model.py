@@ -92,16 +92,28 @@ _PROJECT_FIELD = re.compile(r"[ \t>*_#-]*(?:projects?|programmes?|programs?|work
 _ITEM_SEPARATOR = re.compile(r"\s*(?:,|;|/|&|\band\b)\s*")
 
 
+# Where a field's value ends on its line: a sentence's end, a divider, or the next field ('Lead: …').
+_VALUE_END = re.compile(r"[.;·|•](?:\s|$)|\s(?=[A-Z][\w-]*:)")
+
+
 def listed_as_a_project(text: str, entity: DocumentEntity) -> bool:
     """Whether a mention is a value of a projects field whose values are names only: 'Projects:
-    Atlas, Heron (payments)', not a config key's 'project: Redmine project identifier …'."""
+    Atlas, Heron (payments)', not a config key's 'project: Redmine project identifier …', nor
+    'Lead: Ada Park' after 'Project: Atlas.', nor software a rollout is named by ('Projects:
+    Salesforce, Workday': names Simple Icons knows)."""
+    if is_known_name(entity.name):
+        return False
     for mention in entity.mentions:
         line_start = text.rfind("\n", 0, mention.start) + 1
         field = _PROJECT_FIELD.match(text, line_start)
         if not field or field.end() > mention.start:
             continue
         line_end = text.find("\n", mention.end)
-        value = re.sub(r"\([^()]*\)", " ", text[field.end() : line_end if line_end >= 0 else len(text)]).strip(" \t*_.")
+        value = text[field.end() : line_end if line_end >= 0 else len(text)]
+        end = _VALUE_END.search(value)
+        if end and field.end() + end.start() < mention.end:
+            continue  # the mention is past the field's value
+        value = re.sub(r"\([^()]*\)", " ", value[: end.start()] if end else value).strip(" \t*_")
         items = _ITEM_SEPARATOR.split(value)
         if all(item and all(word[0].isupper() or word[0].isdigit() for word in item.split()) for item in items):
             return True
@@ -295,11 +307,11 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
             kind = None  # '# Vendor sync': an everyday word capitalised by its place, no one's name
         elif _opening_word_read_as_person(text, entity) and chances["other"] >= settings.kind_not_a_page_probability:
             kind = None  # 'Hire.', 'Strong.' opening a debrief's lines: no one's name
-        elif is_project_name(text, entity) or listed_as_a_project(text, entity):
+        elif (by_rule := bool(_PROJECT_NAME.search(entity.name)) or listed_as_a_project(text, entity)) or is_project_name(
+                text, entity):
             # 'Project Lantern' and a projects field are rules, like a header's field: other notes follow them;
             # 'the Maven project' (in SoftNER's questions, the software) is only usage
-            kind = PageKind.PROJECT
-            entity.kind_certain = bool(_PROJECT_NAME.search(entity.name)) or listed_as_a_project(text, entity)
+            kind, entity.kind_certain = PageKind.PROJECT, by_rule
         elif _named_by_an_email_domain(text, entity):
             kind, entity.kind_certain = PageKind.ORGANISATION, True  # 'farah@corvane.example': Corvane is her firm
         elif _partners_name(entity):
@@ -334,8 +346,8 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
             entity.kind, entity.candidate = kind, False
     listed = {id(entity): kind for document in documents for entity, kind in _kinds_of_their_lists(document)}
     for document in documents:
-        for entity, kind in _kinds_of_their_lists(document):
-            entity.kind = kind
+        for entity in document.entities:
+            entity.kind = listed.get(id(entity), entity.kind)
     _agree_on_kinds(documents, chances_of, listed)
     for d, document in enumerate(documents):
         weak = {e for e, entity in enumerate(document.entities) if _weak_firm_or_tool(entity, chances_of.get(id(entity)))}
@@ -350,15 +362,27 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
 _BETWEEN_LISTED = re.compile(r"[\s*_]*\|[\s*_]*$")
 
 
+_TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{3,}")
+
+
+def _in_a_header_row(text: str, position: int) -> bool:
+    """Whether the line at `position` is a Markdown table's header (the next line is its rule)."""
+    line_end = text.find("\n", position)
+    return line_end >= 0 and bool(_TABLE_RULE.match(text, line_end + 1))
+
+
 def _kinds_of_their_lists(document: ExtractedDocument) -> list[tuple[DocumentEntity, PageKind]]:
-    """A firm or a tool named in a table row whose other names all agree on the other kind of the
-    two takes theirs: '| | OptimoRoute | Routific | Onfleet |' compares three products. Needs two
-    others that agree; rules' kinds are never changed."""
+    """A firm or a tool named in a table's header row whose other names all agree on the other kind
+    of the two takes theirs: '| | OptimoRoute | Routific | Onfleet |' heads the columns of three
+    products compared. Only a header: the cells of a data row are of different columns ('| Fenwick
+    Haulage | Samsara | Routific |': carrier, telematics, routing). Rules' kinds are never changed."""
     text = document.parsed.text
+    min_others = get_settings().kind_table_header_min_others
     mentions = sorted((m.start, m.end, e) for e, entity in enumerate(document.entities) for m in entity.mentions)
     runs: list[list[int]] = []
     for (_, end, e), (start, _, f) in zip(mentions, mentions[1:]):
-        if start > end and _BETWEEN_LISTED.match(text[end:start]) and "\n" not in text[end:start]:
+        if (start > end and _BETWEEN_LISTED.match(text[end:start]) and "\n" not in text[end:start]
+                and _in_a_header_row(text, end)):
             if runs and runs[-1][-1] == e:
                 runs[-1].append(f)
             else:
@@ -369,7 +393,7 @@ def _kinds_of_their_lists(document: ExtractedDocument) -> list[tuple[DocumentEnt
         for e in members:
             entity = document.entities[e]
             others = {document.entities[o].kind for o in members if o != e}
-            if (len(members) >= 3 and len(others) == 1 and entity.kind in _LISTED_KINDS and not entity.kind_certain
+            if (len(members) > min_others and len(others) == 1 and entity.kind in _LISTED_KINDS and not entity.kind_certain
                     and (kind := next(iter(others))) in _LISTED_KINDS and kind is not entity.kind):
                 changed.append((entity, kind))
     return changed

@@ -229,19 +229,19 @@ def merge_batch(
 
 
 def kind_by_sources(kind: PageKind, read: list[PageKind], min_sources: int,
-                    ruled: list[PageKind] = ()) -> PageKind | None:
+                    ruled: list[PageKind] = (), rule_weight: int = 1) -> PageKind | None:
     """The kind a page should change to by what its live sources read it as, or None to keep its own:
     the kind most of them read, once at least `min_sources` read it so and more than read the page's
     own kind, or whatever they read once none reads its own kind. A first note's guess ('Quillsoft' an
     organisation) gives way when later notes use it as a tool; one source against one keeps the first.
-    Readings a rule gave (an attendee list, a projects field) outweigh the models' however few."""
-    if ruled:
-        top = Counter(ruled).most_common(1)[0][0]
-        return None if top is kind else top
+    A reading a rule gave (an attendee list, a projects field; `ruled`, also in `read`) counts
+    `rule_weight` times: it outweighs two guesses, not a page nine sources read otherwise."""
     counts = Counter(read)
+    for ruled_kind in ruled:
+        counts[ruled_kind] += rule_weight - 1
     if not counts:
         return None
-    top, n = max(counts.items(), key=lambda item: (item[1], item[0] is kind))
+    top, n = max(counts.items(), key=lambda item: (item[1], item[0] is kind, item[0].value))  # ties: keep, then by name
     held = counts.get(kind, 0)
     if top is kind or n <= held or (held and n < min_sources):
         return None
@@ -251,8 +251,9 @@ def kind_by_sources(kind: PageKind, read: list[PageKind], min_sources: int,
 def retype_by_sources(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str]) -> dict[str, tuple[PageKind, PageKind]]:
     """Give the pages among `slugs` the kind their sources read them as (see `kind_by_sources`);
     {slug: (kind it had, kind it has)} of those that changed."""
-    min_sources = get_settings().page_retype_min_sources
+    settings = get_settings()
     changes = {slug: (kind, new) for slug, (kind, read, ruled) in kinds_read(tx, owner, slugs).items()
-               if (new := kind_by_sources(kind, read, min_sources, ruled)) is not None}
+               if (new := kind_by_sources(kind, read, settings.page_retype_min_sources, ruled,
+                                          settings.page_retype_rule_weight)) is not None}
     retype_pages(tx, owner, changes)
     return changes

@@ -247,7 +247,8 @@ def org_base(surface: str) -> str:
 
 
 # 'Sethi, Priyanka' as mail clients and directories write names: surname first, then a comma.
-_INVERTED = re.compile(r"^([A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?), ([A-Z][\w'’-]+(?: [A-Z][\w'’.-]*)?)$")
+# One word on each side: 'Ada Park, Sam Lee' is two people, 'Obama, Hillary Clinton' no one's inversion.
+_INVERTED = re.compile(r"^([A-Z][\w'’-]+), ([A-Z][\w'’-]+)$")
 
 
 def _inverted(surface: str) -> re.Match | None:
@@ -265,7 +266,8 @@ def _inverted(surface: str) -> re.Match | None:
 
 
 def uninverted(surface: str) -> str:
-    """'Sethi, Priyanka' -> 'Priyanka Sethi'; any other name as it is."""
+    """'Sethi, Priyanka' -> 'Priyanka Sethi'; any other name as it is. Only for names a mail header
+    gives (a model's span with a comma is more often a list than an inverted name)."""
     match = _inverted(surface)
     return f"{match.group(2)} {match.group(1)}" if match else surface
 
@@ -278,7 +280,7 @@ def is_inverted_name(surface: str) -> bool:
 def name_key(surface: str, person: bool) -> str:
     """The key one name is compared by: honorifics off a person's name, legal forms off any other."""
     if person:
-        stripped = strip_honorifics(uninverted(surface))
+        stripped = strip_honorifics(surface)
         return normalise_name(stripped) if stripped else ""
     return normalise_name(org_base(surface)) or normalise_name(surface)
 
@@ -488,10 +490,11 @@ def abbreviates(short: str, long: str) -> bool:
     """Whether `short` can be read as an abbreviation of `long`, in the way Schwartz and Hearst's
     algorithm (2003) reads a definition such as 'Harrowgate Foods (HGF)' or 'American College of
     Pediatricians (ACPeds)': its letters, from the last, occur in order in `long`, and its first
-    letter starts `long`'s first word. Needs two capitals in `short`, so '(Sales)' is no acronym."""
+    letter starts `long`'s first word. Needs three letters and two capitals in `short`, so '(Sales)'
+    is no acronym."""
     letters = [c.lower() for c in short if c.isalnum()]
-    if len(letters) < 2 or sum(c.isupper() for c in short) < 2:
-        return False
+    if len(letters) < 3 or sum(c.isupper() for c in short) < 2:
+        return False  # two letters only as initials: 'Deloitte (DE)' is a country code
     words = long.split()
     while words and words[0].lower() in _SMALL_WORDS:
         words = words[1:]  # 'the International …'

@@ -253,6 +253,25 @@ def is_job_title(name: str) -> bool:
             and all(_is_role_word(w) or w.lower() in _DEPARTMENTS or is_common_word(w.lower()) for w in words[:-1]))
 
 
+_LISTED = re.compile(r",|;|\band\b|&")
+
+
+def _names_and_a_date(value: str) -> bool:
+    """'Mireille Dufresne (Planning) and Sage Whitcombe (Procurement), 10 Nov 2026': names, their
+    teams and a date, every word with a capital or a digit; not 'Charles Dickens, Great
+    Expectations follows Pip.'"""
+    items = _LISTED.split(_PAREN.sub(" ", value))
+    return all(item.strip() and all(w[0].isupper() or w[0].isdigit() for w in item.split()) for item in items)
+
+
+def _a_persons_name(name: str) -> bool:
+    """A byline's entry that is a person's name: not a date, a brand or a firm ('Reuters', 'Acme Freight')."""
+    from pipeline.known_names import is_known_name
+
+    return (not any(c.isdigit() for c in name) and not is_known_name(name)
+            and not ends_in_organisation_head(name.lower().split()))
+
+
 def _is_department(words: str) -> bool:
     """'Procurement', 'Transport Planning': a team, not an employer; 'Fenwick Engineering' is a firm."""
     from pipeline.names import is_common_word
@@ -308,7 +327,8 @@ def _attendee_lists(text: str, lines: list[tuple[int, str]]) -> tuple[list[Atten
     attendees: list[Attendee] = []
     ruled: list[Span] = []
     in_list = False
-    for start, line in lines:
+    byline_lines = get_settings().byline_max_line
+    for number, (start, line) in enumerate(lines):
         field = _FIELD_LINE.match(line)
         heading = _HEADING.match(line)
         if field and field.group(1).lower() in EMAIL_FIELDS:  # a forwarded mail's 'From: Sethi, Priyanka <…>'
@@ -332,10 +352,10 @@ def _attendee_lists(text: str, lines: list[tuple[int, str]]) -> tuple[list[Atten
                     ruled.append(value)
             in_list = not line[_FIELD_LINE.match(line).end() :].strip()
             continue
-        byline = _BYLINE.match(line)
-        if byline:
+        byline = _BYLINE.match(line) if number < byline_lines else None
+        if byline and _names_and_a_date(line[byline.end() : len(line.rstrip(" \t*_"))]):
             value = (start + byline.end(), start + len(line.rstrip(" \t*_")))
-            found = _entries(text, *value)
+            found = [a for a in _entries(text, *value) if _a_persons_name(text[a.name[0] : a.name[1]])]
             attendees.extend(found)
             if found:
                 ruled.append(value)

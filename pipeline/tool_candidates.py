@@ -58,7 +58,7 @@ TOOL_AFTER = {
     "tickets", "bot", "engine", "runtime", "compiler", "interpreter", "console", "shell", "syntax", "docs",
     "ships", "upgrade", "deployment", "connector", "plugin", "tables", "stack",
     "bucket", "buckets", "file", "files", "channel", "channels", "models", "jobs", "job", "workflow", "workflows",
-    "spreadsheet", "notebook", "notebooks", "board", "boards", "gateway", "gateways", "device", "devices", "sensors",
+    "spreadsheet", "notebook", "notebooks", "board", "boards", "gateway", "gateways",
 }
 # The strongest of those: a name used this way is software, whatever a news model says it is.
 TOOL_AFTER_STRONG = {
@@ -67,16 +67,17 @@ TOOL_AFTER_STRONG = {
     "extension", "extensions", "migration", "integration", "instance", "instances", "container", "containers",
     "repo", "repository", "query", "queries", "schema", "connector", "deployment", "upgrade",
     "bucket", "buckets", "file", "files", "channel", "channels", "spreadsheet", "notebook", "notebooks",
-    "gateway", "gateways", "device", "devices", "sensors",  # hardware a vendor's software runs on ('the Samsara gateways')
 }
 # "Beacon Checkout, our own checkout widget", "Onfleet is really a last-mile dispatch product": an
 # apposition or a copula that says what the name is.
+_TOOL_NOUNS = (r"(?:widget|app|application|tool|platform|product|library|service|plugin|dashboard|bot|api|sdk|"
+               r"framework|database|tracker|editor|engine|system)")
 _TOOL_APPOSITION = re.compile(
-    r"(?:\s*[,(]\s*(?:our|the|a|an|their|its)\s+(?:own\s+|new\s+|internal\s+)?(?:[\w-]+\s+){0,2}"
+    r"\s*[,(]\s*(?:our|the|a|an|their|its)\s+(?:own\s+|new\s+|internal\s+)?(?:[\w-]+\s+){0,2}" + _TOOL_NOUNS + r"\b"
+    # the copula's noun ends its clause, with no clause or place between: not 'Sam is a product manager',
+    # 'Kenya is a country whose political system…', 'Priya is an engineer on the platform team'
     r"|\s+(?:is|was)\s+(?:really\s+|mainly\s+|mostly\s+|essentially\s+|basically\s+|just\s+)?(?:a|an|our|their)\s+"
-    r"(?:(?!(?:of|for|at|in|with|who|that)\s)[\w-]+\s+){0,4})"
-    r"(?:widget|app|application|tool|platform|product|library|service|plugin|dashboard|bot|api|sdk|"
-    r"framework|database|tracker|editor|engine|system)\b",
+    r"(?:(?!(?:of|for|at|in|on|with|who|whose|that|which)\s)[\w-]+\s+){0,4}" + _TOOL_NOUNS + r"(?=\s*(?:[.,;:!?)]|$))",
     re.IGNORECASE,
 )
 ORGANISATION_APPOSITION = re.compile(
@@ -106,11 +107,11 @@ def has_version_after(text: str, end: int) -> bool:
 
 
 # A piece of work kept in a tool: 'the depot pack in Tableau', 'the checklist in Jira', 'tracked in Linear'.
-# ('offices in Leeds', 'a stake in Acme' name no such work.)
+# Nouns of such work only, and 'tracked': 'offices in Leeds', 'filed in Delaware', 'built in Shenzhen',
+# 'reports in Germany', 'the board in London' name no such work.
 _WORK_KEPT_IN = frozenset({
-    "dashboard", "dashboards", "report", "reports", "pack", "checklist", "ticket", "tickets", "tracked", "logged",
-    "filed", "documented", "built", "rebuilt", "modelled", "modeled", "chart", "charts", "sheet", "spreadsheet",
-    "notebook", "query", "queries", "script", "board", "backlog", "runbook", "doc", "docs", "alert", "alerts",
+    "dashboard", "dashboards", "pack", "checklist", "ticket", "tickets", "tracked", "chart", "charts",
+    "spreadsheet", "notebook", "notebooks", "query", "queries", "script", "scripts", "backlog", "runbook", "alerts",
 })
 _WORK_BEFORE_IN = re.compile(r"([A-Za-z]+)\s+in\s+$")
 

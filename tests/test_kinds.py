@@ -199,15 +199,19 @@ def test_work_kept_in_a_tool_in_one_note_types_it_tool_in_every_note_of_the_batc
     # name it, and the batch's agreement made it a firm everywhere
     texts = {"sync.md": "**Reporting.** Sun-hee has rebuilt the depot performance pack in Tableau.\n",
              "one-on-one.txt": "He said the Tableau support for Sun-hee could wait two weeks.\n",
-             "retro.md": "- Hunter: list every downstream consumer of the stock tables (Airflow, Tableau, the exports).\n",
-             "kickoff.md": "- Position and temperature from the Samsara gateways, streamed into the warehouse.\n"}
+             "retro.md": "- Hunter: list every downstream consumer of the stock tables (Airflow, Tableau, the exports).\n"}
     for name, text in texts.items():
         (tmp_path / name).write_text(text)
     parsed = [parse_document(tmp_path / name, name, "test-kinds", get_settings()) for name in texts]
     kinds = {(document.parsed.key, e.name): e.kind for document in extract_documents(parsed, embed=embed_texts)
-             for e in document.entities if e.name in ("Tableau", "Samsara")}
+             for e in document.entities if e.name == "Tableau"}
     assert kinds == {("sync.md", "Tableau"): PageKind.TOOL, ("one-on-one.txt", "Tableau"): PageKind.TOOL,
-                     ("retro.md", "Tableau"): PageKind.TOOL, ("kickoff.md", "Samsara"): PageKind.TOOL}, kinds
+                     ("retro.md", "Tableau"): PageKind.TOOL}, kinds
+    from pipeline.tool_candidates import kept_in_a_tool
+
+    # found in review: work done in a place is no work kept in a tool
+    for text in ("The lawsuit was filed in Delaware", "The phones are built in Shenzhen", "the board in London"):
+        assert not kept_in_a_tool(text, text.rindex(" ") + 1), text
 
 
 def test_a_product_compared_in_a_table_row_with_products_is_one_too(tmp_path):
@@ -222,6 +226,9 @@ def test_a_product_compared_in_a_table_row_with_products_is_one_too(tmp_path):
     kinds = {(document.parsed.key, e.name): e.kind for document in extract_documents(parsed, embed=embed_texts)
              for e in document.entities if e.name in ("OptimoRoute", "Routific", "Onfleet")}
     assert set(kinds.values()) == {PageKind.TOOL} and ("retro.md", "Onfleet") in kinds, kinds
+    # found in review: a data row's cells are of different columns (a carrier, a telematics box, a router)
+    kinds = _kinds(tmp_path, "| Carrier | Telematics | Routing |\n|---|---|---|\n| Fenwick Haulage | Samsara | Routific |\n")
+    assert kinds.get("Fenwick Haulage") is PageKind.ORGANISATION, kinds
 
 
 def test_a_copula_that_says_what_a_name_is_is_usage_evidence():
@@ -230,6 +237,11 @@ def test_a_copula_that_says_what_a_name_is_is_usage_evidence():
     text = "Onfleet is really a last-mile dispatch and proof-of-delivery product. Ada is a lead of the ordering system."
     assert in_strong_tool_cue(text, 0, len("Onfleet"))
     assert not in_strong_tool_cue(text, text.index("Ada"), text.index("Ada") + 3)
+    # found in review: a role, a clause or a place between the copula and the noun
+    for text in ("Sam is a product manager.", "Kenya is a country whose political system is young.",
+                 "Priya is an engineer on the platform team.", "Today is a big product day."):
+        name = text.split()[0]
+        assert not in_strong_tool_cue(text, 0, len(name)), text
 
 
 def test_a_projects_field_names_projects_in_every_note_of_the_batch(tmp_path):
@@ -255,6 +267,10 @@ def test_a_projects_field_names_projects_in_every_note_of_the_batch(tmp_path):
         return DocumentEntity(name=name, kind=PageKind.TOOL, mentions=[EntityMention(start=start, end=start + len(name), surface=name)])
     assert not listed_as_a_project(text, named("Redmine"))
     assert listed_as_a_project(text, named("Atlas")) and listed_as_a_project(text, named("Heron"))
+    # found in review: the next field on the line, and software a rollout is named by, are no projects
+    text = "Project: Atlas. Lead: Ada Park\nProjects: Salesforce, Workday\n"
+    assert listed_as_a_project(text, named("Atlas")) and not listed_as_a_project(text, named("Ada Park"))
+    assert not listed_as_a_project(text, named("Salesforce"))
 
 
 def test_a_tool_fields_value_is_software_and_capitals_are_no_everyday_word(tmp_path):

@@ -74,6 +74,9 @@ def test_an_acronym_defined_with_letters_from_inside_its_words_is_one_organisati
     extracted = _extract("Harrowgate Foods (HGF) renewed for three years from January. "
                          "HGF asked for a live ETA feed before peak.")
     assert {"Harrowgate Foods", "HGF"} <= _names(extracted)["Harrowgate Foods"]
+    from pipeline.names import abbreviates
+
+    assert not abbreviates("DE", "Deloitte")  # found in review: two letters only as initials (a country code)
 
 
 # --- legal forms and possessives ----------------------------------------------------------------

@@ -166,3 +166,14 @@ def test_export_and_import_keep_the_correction(graph, tmp_path):
         import_records(graph["driver"], other, other, parse_records(handle, str(exported)))
     page = _page(graph, "jira", owner=other)
     assert page["kind"] == "tool" and page["by_hand"] and "Tool" in page["labels"]
+
+
+def test_a_reading_by_rule_outweighs_two_guesses_not_many_sources():
+    # found in review: one rule's reading (a mail header's display name) overrode nine sources
+    from graph_schema.kinds import PageKind
+    from pipeline.merge import kind_by_sources
+
+    organisation, project, tool, person = PageKind.ORGANISATION, PageKind.PROJECT, PageKind.TOOL, PageKind.PERSON
+    assert kind_by_sources(organisation, [organisation, organisation, project], 2, [project], 3) is project
+    assert kind_by_sources(tool, [tool] * 9 + [person], 2, [person], 3) is None
+    assert kind_by_sources(organisation, [organisation, tool], 2) is None  # one guess against one keeps the first

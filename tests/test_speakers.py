@@ -429,3 +429,16 @@ def test_a_slides_topic_labels_are_no_speakers(tmp_path):
                          "  - Tovar: contract + first-line training; we own product + L2 support\n")
     assert not [e.name for e in extracted.entities if e.name == "Halyard" and e.kind_certain], \
         [(e.name, e.kind.value, e.kind_certain) for e in extracted.entities]
+
+
+def test_mailboxes_of_no_one_and_a_byline_of_prose_name_no_one(tmp_path):
+    # found in review: any display name in a mail header was a person by rule, a comma list before
+    # one address was one inverted name, and a byline took a sentence for a name
+    extracted = _extract(tmp_path, "notify.txt",
+                         "From: GitHub <noreply@github.com>\nTo: All Staff <all@kestrava.example>\n"
+                         "Cc: Ada Park, Sam Lee <sam@kestrava.example>\nSubject: [kestrava/dispatch] CI failed\n\n"
+                         "The GitHub Actions run failed on main.\n")
+    certain = {e.name for e in extracted.entities if e.kind_certain}
+    assert certain == {"Ada Park", "Sam Lee"}, [(e.name, e.kind.value, e.kind_certain) for e in extracted.entities]
+    prose = _extract(tmp_path, "review.md", "# Reading list\n\nWritten by Charles Dickens, Great Expectations follows Pip.\n")
+    assert not [e.name for e in prose.entities if "Expectations" in e.name and e.kind is PageKind.PERSON]

@@ -307,7 +307,11 @@ FOLD_MENTIONS = """
 MATCH (s:Source)-[m:MENTIONS]->(y:Page {owner: $owner, slug: $from_slug}), (x:Page {owner: $owner, slug: $into_slug})
 MERGE (s)-[n:MENTIONS]->(x)
   ON CREATE SET n = properties(m)
-  ON MATCH SET n.starts = n.starts + m.starts, n.ends = n.ends + m.ends, n.surfaces = n.surfaces + m.surfaces
+  ON MATCH SET n.starts = n.starts + m.starts, n.ends = n.ends + m.ends, n.surfaces = n.surfaces + m.surfaces,
+    // a source that named both pages keeps the reading a rule gave, if one did
+    n.kind_read = CASE WHEN coalesce(m.kind_read_by_rule, false) AND NOT coalesce(n.kind_read_by_rule, false)
+                       THEN m.kind_read ELSE n.kind_read END,
+    n.kind_read_by_rule = coalesce(n.kind_read_by_rule, false) OR coalesce(m.kind_read_by_rule, false)
 DELETE m
 """
 FOLD_LINKS_OUT = """
