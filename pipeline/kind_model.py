@@ -89,7 +89,6 @@ _PROJECT_FIELD = re.compile(r"[ \t>*_#-]*(?:projects?|programmes?|programs?|work
                             re.IGNORECASE)
 
 
-_ITEM_SEPARATOR = re.compile(r"\s*(?:,|;|/|&|\band\b)\s*")
 
 
 # Where a field's value ends on its line: a sentence's end, a divider, or the next field ('Lead: …').
@@ -113,9 +112,7 @@ def listed_as_a_project(text: str, entity: DocumentEntity) -> bool:
         end = _VALUE_END.search(value)
         if end and field.end() + end.start() < mention.end:
             continue  # the mention is past the field's value
-        value = re.sub(r"\([^()]*\)", " ", value[: end.start()] if end else value).strip(" \t*_")
-        items = _ITEM_SEPARATOR.split(value)
-        if all(item and all(word[0].isupper() or word[0].isdigit() for word in item.split()) for item in items):
+        if names.is_list_of_names(value[: end.start()] if end else value):
             return True
     return False
 

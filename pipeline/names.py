@@ -511,6 +511,17 @@ def abbreviates(short: str, long: str) -> bool:
     return True
 
 
+_LIST_ITEM_SEPARATOR = re.compile(r"\s*(?:,|;|/|&|\band\b)\s*")
+
+
+def is_list_of_names(value: str) -> bool:
+    """Whether a field's value lists names only (and dates), asides in parentheses aside: 'Atlas
+    (payments), Heron', 'Ada Park (Planning) and Ben Ito, 10 Nov 2026'; every word has a capital or
+    a digit. Not 'Redmine project identifier …', nor 'Charles Dickens, Great Expectations follows Pip'."""
+    items = _LIST_ITEM_SEPARATOR.split(re.sub(r"\([^()]*\)", " ", value).strip(" \t*_"))
+    return all(item and all(w[0].isupper() or w[0].isdigit() for w in item.split()) for item in items)
+
+
 def is_acronym(surface: str, min_letters: int, max_letters: int) -> bool:
     letters = surface.replace(".", "").replace("&", "")
     return letters.isalpha() and letters.isupper() and min_letters <= len(letters) <= max_letters

@@ -35,7 +35,7 @@ from graph_schema.models import EntityMention
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline.header_people import EMAIL_FIELDS, PERSON_FIELDS, addressed_names, plausible_name
-from pipeline.names import ends_in_organisation_head, is_common_word, is_given_name
+from pipeline.names import ends_in_organisation_head, is_common_word, is_given_name, is_list_of_names
 from pipeline.units import is_closing
 
 Span = tuple[int, int]
@@ -253,17 +253,6 @@ def is_job_title(name: str) -> bool:
             and all(_is_role_word(w) or w.lower() in _DEPARTMENTS or is_common_word(w.lower()) for w in words[:-1]))
 
 
-_LISTED = re.compile(r",|;|\band\b|&")
-
-
-def _names_and_a_date(value: str) -> bool:
-    """'Mireille Dufresne (Planning) and Sage Whitcombe (Procurement), 10 Nov 2026': names, their
-    teams and a date, every word with a capital or a digit; not 'Charles Dickens, Great
-    Expectations follows Pip.'"""
-    items = _LISTED.split(_PAREN.sub(" ", value))
-    return all(item.strip() and all(w[0].isupper() or w[0].isdigit() for w in item.split()) for item in items)
-
-
 def _a_persons_name(name: str) -> bool:
     """A byline's entry that is a person's name: not a date, a brand or a firm ('Reuters', 'Acme Freight')."""
     from pipeline.known_names import is_known_name
@@ -353,7 +342,7 @@ def _attendee_lists(text: str, lines: list[tuple[int, str]]) -> tuple[list[Atten
             in_list = not line[_FIELD_LINE.match(line).end() :].strip()
             continue
         byline = _BYLINE.match(line) if number < byline_lines else None
-        if byline and _names_and_a_date(line[byline.end() : len(line.rstrip(" \t*_"))]):
+        if byline and is_list_of_names(line[byline.end() : len(line.rstrip(" \t*_"))]):
             value = (start + byline.end(), start + len(line.rstrip(" \t*_")))
             found = [a for a in _entries(text, *value) if _a_persons_name(text[a.name[0] : a.name[1]])]
             attendees.extend(found)
