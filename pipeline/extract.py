@@ -678,7 +678,7 @@ def build_extracted(
 
     facts = type_facts(facts, text, entities, sentences, max_chars)  # decision, action, question or statement
     # the header's own status as a decision or open item; dates as the document states them
-    facts = dated_facts(text, parsed.title, facts, entities, datetime.now())
+    facts = dated_facts(text, parsed.title, facts, entities, datetime.now(), parsed.key)
     for index, entity in enumerate(entities):
         about = [f.text for f in facts if index in f.entities][:2]
         entity.context = _one_line(f"{entity.name}. " + " ".join(about), get_settings().entity_context_chars)

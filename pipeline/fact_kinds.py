@@ -1,6 +1,10 @@
 """What a fact is: a decision, an action, an open question or a plain statement, read by rule.
 
-No model: cue words and the shape of the sentence, in this order (the first that applies wins):
+No model: cue words and the shape of the sentence, in this order (the first that applies wins),
+then the section it stands in: under a heading such as "Action items", "Decisions" or "Open
+questions", or in a table with Owner and Due columns, a plain statement takes the heading's kind and
+the owner the list's markup names ("[Hunter] Add retries", "Mireille — chase Bluefin"); see
+`pipeline.note_sections`.
 
 1. a label the writer put first: "Decision:", "Action:", "TODO", "Open question:";
 2. a sentence that asks (it ends with a question mark) is a question;
@@ -35,6 +39,11 @@ from dataclasses import dataclass
 
 from graph_schema.kinds import FactKind, PageKind
 from graph_schema.models import CandidateFact, DocumentEntity
+from graph_schema.settings import get_settings
+from pipeline.names import is_common_word, is_given_name
+from pipeline.note_sections import (
+    Section, TableRow, action_tables, is_section_heading, kind_at, listed_owner, section_kinds, table_header_rows,
+)
 
 _WEEKDAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?"
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
@@ -119,6 +128,9 @@ _DECISION = re.compile(rf"\b(?:{_DECISION_WORDS})\b", re.IGNORECASE)
 # Right before a decision word, a possibility or a condition: 'won't get rejected', 'may be accepted'.
 _POSSIBLY = re.compile(r"\b(?:will|would|won't|wouldn't|may|might|could|can|cannot|can't|should|shall|must|to)"
                        r"(?:\s+not)?\s+(?:get|be)\s+(?:\w+ly\s+)?$", re.IGNORECASE)
+_DETERMINER_BEFORE = re.compile(r"\b(?:the|a|an|our|your|their|his|her|its|this|that|these|those)\s+$", re.IGNORECASE)
+# A request to the reader of a mail: 'Could you confirm whether …?', 'Can you chase that internally?'
+_REQUEST = re.compile(r"^\W*(?:could|can|would|will)\s+(?P<you>you)\b(?!\s+(?:believe|imagine|tell\s+me\s+why))", re.IGNORECASE)
 _CONDITION = re.compile(r"^\W*(?:if|unless|whenever|in\s+case)\b", re.IGNORECASE)
 # Clauses that state no decision and ask nothing of the person's work, whatever decision or open word
 # they hold (masked before those words are looked for):
@@ -187,6 +199,7 @@ class FactTyping:
     owner_at: int | None = None  # where in the sentence, so extraction can name the entity there
     due: str | None = None
     done: bool = False  # it reports work finished
+    marked: bool = False  # the owner is written by a list's markup ('[Hunter] …', a table's Owner column)
 
 
 def reports_done(text: str) -> bool:
@@ -244,10 +257,12 @@ def is_heading(text: str) -> bool:
 
 def _decides(text: str) -> bool:
     """A decision word that states a decision: not in a condition ('If you submit it late, it is
-    rejected') and not as a possibility ('so that it won't get rejected', 'may be accepted')."""
+    rejected'), not as a possibility ('so that it won't get rejected', 'may be accepted') and not
+    as an adjective after a determiner ('the signed acceptance form')."""
     if _CONDITION.match(text):
         return False
-    return any(not _POSSIBLY.search(text, 0, m.start()) for m in _DECISION.finditer(text))
+    return any(not _POSSIBLY.search(text, 0, m.start()) and not _DETERMINER_BEFORE.search(text, 0, m.start())
+               for m in _DECISION.finditer(text))
 
 
 def _classify(text: str) -> FactTyping:
@@ -266,7 +281,11 @@ def _classify(text: str) -> FactTyping:
             return FactTyping(kind, who.strip(), label.start("who"), due)
         owner, at = _first_owner(rest, _ACTOR_TO, _ACTOR_WILL, _DECIDER, _ASKED)
         offset = label.start("rest")
+        if kind is FactKind.DECISION and owner and (_ACTOR_TO.match(rest) or _ACTOR_WILL.match(rest)):
+            kind = FactKind.ACTION  # 'Agreed: Pieter to prepare the letter': a task agreed on
         return FactTyping(kind, owner, None if at is None else at + offset, due)
+    if _REQUEST.match(text):
+        return FactTyping(FactKind.ACTION, "you", _REQUEST.match(text).start("you"), due)  # 'Could you chase that?'
     if _ASKS.search(text):
         return FactTyping(FactKind.QUESTION, due=due)
     text = stated_part(text)  # "Once you've decided…", "you must first decide whether…": no decision, nothing open
@@ -293,6 +312,58 @@ def _one_line(text: str, limit: int) -> str:
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 
+def _person_named(owner: str, entities: list[DocumentEntity]) -> str | None:
+    """The one person of the document the owner's words name ('Hunter' → 'Hunter Okafor'), if exactly one."""
+    words = owner.lower().split()
+    found = {e.name for e in entities if e.kind is PageKind.PERSON
+             and any(form.lower().split()[: len(words)] == words for form in (e.name, *e.aliases))}
+    return found.pop() if len(found) == 1 else None
+
+
+_MAIL_FIELD = re.compile(r"^(?P<field>from|to)\s*:[^\n]*", re.IGNORECASE | re.MULTILINE)
+
+
+def _mail_person(text: str, entities: list[DocumentEntity], field: str) -> str | None:
+    """The one person a mail's own From: or To: line names (the first such line, near the top)."""
+    line = next((m for m in _MAIL_FIELD.finditer(text, 0, get_settings().mail_header_chars) if m.group("field").lower() == field), None)
+    if line is None:
+        return None
+    found = {e.name for e in entities if e.kind is PageKind.PERSON
+             and any(line.start() <= m.start < line.end() for m in e.mentions)}
+    return found.pop() if len(found) == 1 else None
+
+
+_CHECKBOX = re.compile(r"^\[(?P<ticked>[ xX✓✔])\]\s*")  # '[ ] Send the deck', '[x] Book the room'
+_DONE_CELL = re.compile(r"^(?:done|closed|complete|completed|finished|resolved|✓|✔|✅)\.?$", re.IGNORECASE)
+
+
+def _in_its_section(typing: FactTyping, item: str, start: int, text: str,
+                    sections: list[Section], rows: list[TableRow]) -> FactTyping:
+    """The typing of a unit read under its heading: a plain statement under 'Action items' is an
+    action (with the owner the list's markup names), under 'Decisions' a decision, under 'Open
+    questions' an open question; a row of an action table is an action with its Owner and Due cells."""
+    row = next((r for r in rows if r.span[0] <= start < r.span[1]), None)
+    if row is not None and typing.kind in (FactKind.STATEMENT, FactKind.ACTION):
+        due = text[row.due[0] : row.due[1]] if row.due else None
+        if due and _DONE_CELL.match(due.strip()):
+            return FactTyping(FactKind.STATEMENT, done=True)
+        owner = text[row.owner[0] : row.owner[1]] if row.owner else None
+        return FactTyping(FactKind.ACTION, owner or typing.owner, row.owner[0] - start if owner else typing.owner_at,
+                          typing.due or due, marked=bool(owner))
+    kind = kind_at(start, sections)
+    if kind is None or typing.kind is not FactKind.STATEMENT or typing.done:
+        return typing
+    if kind is FactKind.ACTION:
+        box = _CHECKBOX.match(item)
+        if box and box.group("ticked") != " ":
+            return FactTyping(FactKind.STATEMENT, done=True)  # ticked off
+        skip = box.end() if box else 0
+        listed = listed_owner(item[skip:])
+        if listed is not None:
+            return FactTyping(kind, listed.name, skip + listed.at, typing.due, marked=listed.marked)
+    return FactTyping(kind, typing.owner, typing.owner_at, typing.due)
+
+
 def type_facts(
     facts: list[CandidateFact], text: str, entities: list[DocumentEntity],
     sentences: list[tuple[int, int]] = (), max_chars: int = 600,
@@ -302,16 +373,25 @@ def type_facts(
 
     A decision, action or question that names no entity ("We agreed to keep the data on site")
     is a fact too (of the focus area its document is filed under, see pipeline.merge): what was
-    decided matters whether or not the sentence names someone.
+    decided matters whether or not the sentence names someone. A unit is read under its section's
+    heading and, in an action table, with its Owner and Due cells (pipeline.note_sections).
     """
     taken = {(f.start, f.end) for f in facts}
     unnamed = [CandidateFact(text=_one_line(text[s:e], max_chars), start=s, end=e, entities=[])
                for s, e in sentences if (s, e) not in taken and text[s:e].strip()]
+    sections, rows = section_kinds(text), action_tables(text)
+    headers = table_header_rows(text)
     typed = []
     for fact, named in [(f, True) for f in facts] + [(f, False) for f in unnamed]:
         sentence = text[fact.start : fact.end]
         lead = len(sentence) - len(sentence.lstrip())
-        typing = classify_sentence(sentence.strip())
+        at = fact.start + lead
+        if is_section_heading(at, sections) or any(s <= at < e for s, e in headers):
+            typing = FactTyping(FactKind.STATEMENT)  # 'Agreed in the session:', '| Action | Owner | Due |'
+        else:
+            typing = classify_sentence(sentence.strip())
+            if not is_heading(sentence.strip()):
+                typing = _in_its_section(typing, sentence.strip(), at, text, sections, rows)
         if not named and typing.kind is FactKind.STATEMENT and not typing.done:
             continue
         owner, kind = typing.owner, typing.kind
@@ -323,8 +403,20 @@ def type_facts(
                 if entity.kind in _ACTOR_KINDS and any(m.start <= at < m.end for m in entity.mentions):
                     owner, known = entity.name, True
                     break
+        if owner in ("you", "I") and not known:
+            # a mail's 'Could you …?' is asked of its addressee, its 'I'll send …' is its sender's
+            writer = _mail_person(text, entities, "to" if owner == "you" else "from")
+            owner, known = (writer, True) if writer else (None if owner == "you" else owner, False)
+        if owner and not known and owner not in ("we", "I"):
+            named_so = _person_named(owner, entities)
+            if named_so:
+                owner, known = named_so, True  # '[Hunter]' where no mention was read: the document's Hunter Okafor
+        listed = typing.marked or kind_at(fact.start + lead, sections) is not None  # under a heading that types it
+        if (owner and not known and not typing.marked and listed and owner not in ("we", "I")
+                and (len(owner.split()) > 1 or (is_common_word(owner) and not is_given_name(owner.lower())))):
+            owner = None  # 'Training — start earlier' under 'Actions': a topic before the dash, nobody's name
         if (kind is FactKind.ACTION and owner and not known and owner not in ("we", "I") and len(owner.split()) == 1
-                and not _LABEL.match(sentence.strip())):
+                and not listed and not _LABEL.match(sentence.strip())):
             # A lone capitalised word no entity stands on ("Annotations must …", "Note that … must"):
             # a rule or a remark, not someone's task.
             owner = None

@@ -23,7 +23,9 @@ from pydantic import BaseModel
 from graph_schema.kinds import FactKind
 from graph_schema.models import CandidateFact, DocumentEntity
 from graph_schema.settings import get_settings
-from pipeline.stated_dates import CALENDAR_DATE, DATE_FIELDS, date_at, dated_headings, parse_calendar_date, resolve_due
+from pipeline.stated_dates import (
+    CALENDAR_DATE, DATE_FIELDS, date_at, dated_headings, file_name_date, opening_date, parse_calendar_date, resolve_due,
+)
 
 _FIELD_LINE = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9 _-]{0,30}?)[ \t]*:(?:[ \t]+(?P<value>\S.*?))?\s*$")
 _CONTINUATION = re.compile(r"^[ \t]+\S")
@@ -217,12 +219,20 @@ def decision_date(sentence: str, due: str | None, base: datetime) -> date | None
 
 def dated_facts(
     text: str, title: str, facts: list[CandidateFact], entities: list[DocumentEntity], now: datetime,
+    file_name: str = "",
 ) -> list[CandidateFact]:
     """The document's facts with the header's status fact in place of the header lines' own
     typing ('Resolution: <link>' is no decision), each dated by the document (the dated heading
-    above it, else the document's own date) and its due date resolved from that date."""
+    above it, else the document's own date) and its due date resolved from that date.
+
+    The document's own date is its `Date:` field, else the first date of its opening lines, else
+    the date its file name carries; a due date such as "16 Nov" is then read in the document's
+    year, not the next one counted from the day it was uploaded."""
     fields = header_fields(text)
-    own_date = document_date(fields, now)
+    settings = get_settings()
+    own_date = (document_date(fields, now)
+                or opening_date(text, now, settings.document_date_lines, settings.document_date_line_words)
+                or file_name_date(file_name))
     headings = dated_headings(text, now)
     header_end = fields[-1].end if fields else 0
     kept = [f for f in facts if f.start >= header_end or (f.kind is FactKind.STATEMENT and not f.done)]

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from graph_schema.kinds import PageKind, SourceKind
+from graph_schema.kinds import FactKind, PageKind, SourceKind
 from graph_schema.models import DocumentEntity, ExtractedDocument
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
@@ -252,8 +252,9 @@ def _drop_entities(document: ExtractedDocument, dropped: dict[int, int | None]) 
     """Remove entities by index, each folded into another entity or into none.
 
     Facts and relations are renumbered (a fact about a folded entity is about the one it joined);
-    a fact that was about dropped entities only goes too (a decision that never named anyone
-    stays: it is a fact of its focus area), and so does a relation with a dropped side.
+    a plain statement that was about dropped entities only goes too (a decision, task or open point
+    stays, as one that never named anyone does: it is a fact of its focus area), and so does a
+    relation with a dropped side.
     """
     if not dropped:
         return
@@ -270,7 +271,8 @@ def _drop_entities(document: ExtractedDocument, dropped: dict[int, int | None]) 
     for fact in document.facts:
         named = bool(fact.entities)
         fact.entities = sorted({new_index[i] for i in fact.entities if i in new_index})
-        if fact.entities or not named or document.parsed.kind is SourceKind.SUBMISSION:
+        if (fact.entities or not named or fact.kind is not FactKind.STATEMENT or fact.done
+                or document.parsed.kind is SourceKind.SUBMISSION):  # a decision or task stays, named or not
             facts.append(fact)
     document.relations = [
         r.model_copy(update={"subject": new_index[r.subject], "object": new_index[r.object]})

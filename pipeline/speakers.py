@@ -117,7 +117,7 @@ class MeetingNotes(BaseModel):
         return [a.name for a in self.attendees]
 
 
-def _lines(text: str) -> list[tuple[int, str]]:
+def lines_with_offsets(text: str) -> list[tuple[int, str]]:
     """(start offset, line without its line break) of every line."""
     out: list[tuple[int, str]] = []
     position = 0
@@ -365,7 +365,7 @@ def _attendee_lists(text: str, lines: list[tuple[int, str]]) -> tuple[list[Atten
     return attendees, ruled
 
 
-def _cells(line_start: int, line: str) -> list[Span]:
+def table_cells(line_start: int, line: str) -> list[Span]:
     """The spans of a table row's cells (between the pipes), untrimmed."""
     pipes = [i for i, ch in enumerate(line) if ch == "|"]
     if line.strip() and not line.strip().startswith("|"):
@@ -389,17 +389,17 @@ def _tables(text: str, lines: list[tuple[int, str]]) -> tuple[list[Attendee], li
         while index < len(lines) and lines[index][1].lstrip().startswith("|"):
             rows.append(lines[index])
             index += 1
-        header = [text[s:e].strip(" \t*_").lower() for s, e in _cells(*rows[0])]
+        header = [text[s:e].strip(" \t*_").lower() for s, e in table_cells(*rows[0])]
         roles = {column: i for i, cell in enumerate(header)
                  for column, names in (("name", NAME_COLUMNS), ("short", SHORT_COLUMNS), ("organisation", ORGANISATION_COLUMNS))
                  if cell in names}
         if "name" not in roles:
             continue
-        ruled.extend(span for span in (_trimmed(text, *cell) for cell in _cells(*rows[0])) if span)  # header cells
+        ruled.extend(span for span in (_trimmed(text, *cell) for cell in table_cells(*rows[0])) if span)  # header cells
         for row_start, row in rows[1:]:
             if _TABLE_SEPARATOR.match(row):
                 continue
-            cells = _cells(row_start, row)
+            cells = table_cells(row_start, row)
             if len(cells) <= roles["name"]:
                 continue
             name = _trimmed(text, *cells[roles["name"]])
@@ -460,7 +460,7 @@ def _merge_attendees(text: str, attendees: list[Attendee]) -> list[Attendee]:
 
 def read_meeting_notes(text: str) -> MeetingNotes:
     """The attendees the notes define and the speaker labels that open their lines."""
-    lines = _lines(text)
+    lines = lines_with_offsets(text)
     listed, ruled = _attendee_lists(text, lines)
     tabled, table_ruled = _tables(text, lines)
     signed, signature_ruled = _signatures(text, lines)

@@ -65,6 +65,34 @@ def first_calendar_date(text: str, base: datetime) -> date | None:
     return None
 
 
+# A date in a file name, as people name notes: '2026-11-02-weekly-sync.md', 'minutes_20261102.txt'.
+_FILE_NAME_DATE = re.compile(r"(?<!\d)((?:19|20)\d\d)[-_.]?(0[1-9]|1[0-2])[-_.]?(0[1-9]|[12]\d|3[01])(?!\d)")
+
+
+def opening_date(text: str, base: datetime, max_lines: int, max_words: int) -> date | None:
+    """The first calendar date in the document's opening lines: a dated title ('# Weekly sync —
+    Mon 2 Nov 2026'), a date line under it ('Wed 4 Nov 2026, 30 min'), a byline ('Prepared by …,
+    10 Nov 2026'). Lines of prose longer than `max_words` are passed over."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()][:max_lines]
+    for line in lines:
+        if len(line.split()) <= max_words:
+            found = first_calendar_date(line.strip("#*_ "), base)
+            if found:
+                return found
+    return None
+
+
+def file_name_date(name: str) -> date | None:
+    """The date a file's name carries ('2026-11-02-weekly-sync.md'), or None."""
+    match = _FILE_NAME_DATE.search(name.rsplit("/", 1)[-1])
+    if not match:
+        return None
+    try:
+        return date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+    except ValueError:
+        return None
+
+
 def resolve_due(due: str, base: date) -> date | None:
     """What 'before Friday', 'by the end of March' or 'in two weeks' means, counted from `base`."""
     phrase = _DUE_WORDS.sub("", " ".join(due.split()))
@@ -78,6 +106,8 @@ def resolve_due(due: str, base: date) -> date | None:
             start = _parse(what, when, "future") if what != "week" else base
             start = start or base
             return start + timedelta(days=(_FRIDAY - start.weekday()) % 7)
+        if what == "month":
+            return base.replace(day=calendar.monthrange(base.year, base.month)[1])  # 'the end of the month'
         month = _parse(what, when, "current_period") or _parse(what, when, "future")
         if month is None:
             return None

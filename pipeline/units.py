@@ -34,6 +34,7 @@ _CLOSING = re.compile(
 )
 # Full-width sentence ends (Chinese, Japanese): the English sentence splitter reads past them.
 _FULL_WIDTH_END = re.compile(r"[。！？]+")
+_STRAY_OPENING = re.compile(r"[\[(\"'“‘]+")
 # Markup that opens a unit and is not part of what it says.
 _OPENING_MARKUP = re.compile(r"\s*(?:#{1,6}\s+|(?:[-*+•▪◦]|\d{1,3}[.)])\s+|\|\s*)?")
 
@@ -95,4 +96,16 @@ def split_into_units(text: str, sentences: list[tuple[int, int]], breaks: list[i
                 piece_end -= 1
             if text[piece_start:piece_end].strip(" |#-*"):
                 units.append((piece_start, piece_end))
-    return units
+    return _join_stray_brackets(text, units)
+
+
+def _join_stray_brackets(text: str, units: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """spaCy may end a sentence right after an opening bracket ('[' | 'Hunter] Add retries'):
+    a unit of opening brackets alone joins the unit after it on the same line."""
+    out: list[tuple[int, int]] = []
+    for index, (start, end) in enumerate(units):
+        if out and _STRAY_OPENING.fullmatch(text[out[-1][0] : out[-1][1]]) and "\n" not in text[out[-1][1] : start]:
+            out[-1] = (out[-1][0], end)
+            continue
+        out.append((start, end))
+    return out

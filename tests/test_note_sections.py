@@ -1,0 +1,158 @@
+"""Minutes type their items by heading, not by sentence: bullets under "Action items" are actions
+with the owner the list's markup names, under "Decisions" decisions, under "Open questions" or
+"Decisions requested" open points; an action table's Owner and Due cells are the owner and due
+date; a document without a Date: field is dated by its opening lines or its file name. Through
+real spaCy extraction."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from graph_schema.kinds import FactKind
+from graph_schema.models import ParsedDocument
+from pipeline.extract import extract_documents
+from pipeline.note_sections import heading_kind, listed_owner
+from pipeline.parse import chunk_text
+from pipeline.stated_dates import file_name_date
+
+D, A, Q, S = FactKind.DECISION, FactKind.ACTION, FactKind.QUESTION, FactKind.STATEMENT
+
+
+def _facts(text: str, key: str = "notes.md") -> dict[str, object]:
+    parsed = ParsedDocument(source_id="s", key=key, text=text, chunks=chunk_text(text, 1500))
+    return {f.text: f for f in extract_documents([parsed])[0].facts}
+
+
+def _fact(facts: dict, start: str):
+    return next(f for t, f in facts.items() if t.startswith(start))
+
+
+@pytest.mark.parametrize(("title", "kind"), [
+    ("Action items", A), ("NEXT STEPS", A), ("Follow-ups", A), ("Actions (owner, due)", A),
+    ("Decisions", D), ("Agreed", D), ("Key decisions", D),
+    ("Open questions", Q), ("DECISIONS REQUESTED", Q), ("Parking lot", Q), ("For decision", Q),
+    ("Decisions and actions", None), ("Risks", None), ("What went well", None), ("Updates", None),
+])
+def test_a_heading_says_what_its_items_are(title, kind):
+    assert heading_kind(title) is kind
+
+
+@pytest.mark.parametrize(("item", "owner", "marked"), [
+    ("[Hunter] Add retries to the DAG.", "Hunter", True),
+    ("@ravi check the invoices", "ravi", True),
+    ("Mireille — chase Bluefin on the missed collections.", "Mireille", False),
+    ("Rose - confirm with Faisal whether Hunter can lead.", "Rose", False),
+    ("Share the mock-ups with the client (Grace)", "Grace", False),
+    ("Book the venue, owner: Ana Sousa", "Ana Sousa", True),
+    ("Book the venue for the offsite", None, None),
+])
+def test_a_list_item_names_its_owner_by_markup(item, owner, marked):
+    found = listed_owner(item)
+    assert (found.name, found.marked) == (owner, marked) if owner else found is None
+
+
+def test_items_under_headings_are_typed_by_their_heading_with_their_owners():
+    text = (
+        "# Ops weekly sync — Mon 2 Nov 2026\n\n"
+        "Attendees: Rose Adeyemi, Hunter Okafor, Mireille Dufresne, Kofi Mensah\n\n"
+        "## Updates\n\n"
+        "Mireille reported on-time delivery of 94% for October.\n\n"
+        "## Decisions\n\n"
+        "- Freeze the old Excel pack from the end of the month.\n\n"
+        "## Action items\n\n"
+        "- [Hunter] Add retries and alerting to the scan-event DAG.\n"
+        "- Mireille — chase the haulier about the two missed collections by Thursday.\n"
+        "- Kofi — scanner health dashboards before the next site goes live.\n"
+        "- Training — start two weeks earlier next time.\n"
+        "- [x] Book the room for the retro.\n\n"
+        "## Open questions\n\n"
+        "- Budget for the second data engineer.\n"
+    )
+    facts = _facts(text)
+    assert _fact(facts, "Mireille reported").kind is S
+    assert _fact(facts, "Freeze the old Excel pack").kind is D
+    retries = _fact(facts, "[Hunter] Add retries")
+    assert (retries.kind, retries.owner) == (A, "Hunter Okafor")
+    chase = _fact(facts, "Mireille — chase")
+    # the document's date is its title's, so 'by Thursday' is the Thursday after 2 Nov 2026
+    assert (chase.kind, chase.owner, chase.stated_on, chase.due_on) == (A, "Mireille Dufresne", date(2026, 11, 2),
+                                                                         date(2026, 11, 5))
+    assert (_fact(facts, "Kofi —").kind, _fact(facts, "Kofi —").owner) == (A, "Kofi Mensah")
+    training = _fact(facts, "Training —")
+    assert (training.kind, training.owner) == (A, None)  # a topic before the dash, not an owner
+    assert not any(t.startswith("[x] Book the room") and f.kind is A for t, f in facts.items())  # ticked off
+    assert _fact(facts, "Budget for the second").kind is Q
+
+
+def test_an_action_tables_owner_and_due_cells_and_the_file_names_date():
+    text = (
+        "# Postmortem: stale positions\n\n"
+        "## Actions\n\n"
+        "| Action | Owner | Due |\n|---|---|---|\n"
+        "| Route all consumer-lag alerts to PagerDuty | Rahul Venkataraman | 16 Nov |\n"
+        "| Status note to the client | Grace Mwangi | done |\n"
+    )
+    facts = _facts(text, key="2026-11-13-postmortem.md")
+    route = _fact(facts, "Route all consumer-lag alerts")
+    # no date inside: the file name's date is the document's, and '16 Nov' is the one after it
+    assert (route.kind, route.owner, route.stated_on, route.due_on) == (A, "Rahul Venkataraman", date(2026, 11, 13),
+                                                                        date(2026, 11, 16))
+    assert not any(t.startswith("Status note to the client") and f.kind is A for t, f in facts.items())
+
+
+def test_a_file_names_date_is_read_in_its_common_shapes():
+    assert file_name_date("2026-11-02-weekly-sync.md") == date(2026, 11, 2)
+    assert file_name_date("minutes_20261102.txt") == date(2026, 11, 2)
+    assert file_name_date("notes/2026-13-40-x.md") is None
+    assert file_name_date("pep-0477.rst") is None
+
+
+@pytest.mark.parametrize(("sentence", "kind", "owner"), [
+    ("Agreed: Pieter to prepare the match-funding letter by 28 October.", A, "Pieter"),
+    ("Agreed: the code moves to the shared repo server.", D, None),
+    ("Could you chase that internally?", A, "you"),
+    ("You'll get the signed acceptance form from us by next Friday.", S, None),
+    ("Pieter signed the acceptance form on Tuesday.", D, "Pieter"),
+])
+def test_agreed_tasks_requests_and_adjectives(sentence, kind, owner):
+    from pipeline.fact_kinds import classify_sentence
+
+    typing = classify_sentence(sentence)
+    assert (typing.kind, typing.owner) == (kind, owner)
+
+
+def test_a_plain_text_heading_types_the_lines_under_it_and_a_mail_request_is_its_addressees():
+    one_to_one = (
+        "1:1 Ana / Ravi\n\n"
+        "Tools\n"
+        "Ravi Subramanian keeps the load-flow code on his laptop.\n\n"
+        "Next steps\n"
+        "Ravi: two-page note on the reinforcement cost split, to Ana by Friday\n"
+        "me: check the central training budget for the course\n\n"
+        "Next 1:1 on 1 October.\n"
+    )
+    facts = _facts(one_to_one, key="2026-09-17-ana-ravi.txt")
+    note = _fact(facts, "Ravi: two-page note")
+    assert (note.kind, note.owner, note.due_on) == (A, "Ravi Subramanian", date(2026, 9, 18))
+    assert (_fact(facts, "me: check").kind, _fact(facts, "me: check").owner) == (A, "I")
+    assert not any(t.startswith("Next 1:1") and f.kind is A for t, f in facts.items())  # prose ends the list
+    mail = (
+        "From: Ravi Subramanian <ravi@hollowmere.example>\n"
+        "To: Jonas Becker <jonas.becker@pennine.example>\n"
+        "Date: Fri, 2 Oct 2026 09:12\n"
+        "Subject: Re: revised offer\n\n"
+        "Hi Jonas,\n\n"
+        "Could you chase the metering question internally?\n\n"
+        "Best,\nRavi\n"
+    )
+    chase = _fact(_facts(mail, key="re-offer.txt"), "Could you chase")
+    assert (chase.kind, chase.owner) == (A, "Jonas Becker")
+
+
+def test_the_end_of_the_month_is_the_last_day_of_the_documents_month():
+    from pipeline.stated_dates import resolve_due
+
+    assert resolve_due("before the end of the month", date(2026, 10, 14)) == date(2026, 10, 31)
+    assert resolve_due("end of the month", date(2026, 9, 8)) == date(2026, 9, 30)
