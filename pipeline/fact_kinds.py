@@ -337,6 +337,30 @@ _CHECKBOX = re.compile(r"^\[(?P<ticked>[ xX✓✔])\]\s*")  # '[ ] Send the deck
 _DONE_CELL = re.compile(r"^(?:done|closed|complete|completed|finished|resolved|✓|✔|✅)\.?$", re.IGNORECASE)
 
 
+_ITEM_OPENING = re.compile(r"^(?:[\w.-]+\s*(?::|—|–|\s-)\s|@)")  # 'me: ask Yusuf', 'ravi — move the code'
+
+
+def _a_line_of_its_own(text: str, start: int, item: str) -> bool:
+    """Whether the unit is a line's whole text or opens a list item: a heading types those, not the
+    sentences of a wrapped paragraph under it (a proposal's 'Open Issues' section
+    discusses; its sentences are not each an open question)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    line_end = len(text) if line_end < 0 else line_end
+    if not any(ch.isalpha() for ch in item):
+        return False  # an underline, a row of numbers
+    opens_it = text[line_start:start].strip(" \t-*+•▪◦|#[]x0123456789.)") == ""
+    listed = text[line_start:start].strip() != ""  # after a bullet, a number or a pipe
+    whole = "\n" not in item and text[start + len(item) : line_end].strip() == ""
+    previous = text[text.rfind("\n", 0, max(line_start - 1, 0)) + 1 : line_start].strip() if line_start else ""
+    next_end = text.find("\n", line_end + 1)
+    following = text[line_end + 1 : next_end if next_end >= 0 else len(text)].strip()
+    # a line of wrapped prose: it carries on a line above ('to create::') or into the one below
+    wrapped = ((bool(previous) and item[:1].islower() and not _ITEM_OPENING.match(item))
+               or (following[:1].islower() and not _ITEM_OPENING.match(following)))
+    return opens_it and (listed or (whole and not wrapped))  # '- [Tomasz] migrate the layers. Target 27 Nov.': its first sentence
+
+
 def _in_its_section(typing: FactTyping, item: str, start: int, text: str,
                     sections: list[Section], rows: list[TableRow]) -> FactTyping:
     """The typing of a unit read under its heading: a plain statement under 'Action items' is an
@@ -351,7 +375,7 @@ def _in_its_section(typing: FactTyping, item: str, start: int, text: str,
         return FactTyping(FactKind.ACTION, owner or typing.owner, row.owner[0] - start if owner else typing.owner_at,
                           typing.due or due, marked=bool(owner))
     kind = kind_at(start, sections)
-    if kind is None or typing.kind is not FactKind.STATEMENT or typing.done:
+    if kind is None or typing.kind is not FactKind.STATEMENT or typing.done or not _a_line_of_its_own(text, start, item):
         return typing
     if kind is FactKind.ACTION:
         box = _CHECKBOX.match(item)

@@ -156,3 +156,16 @@ def test_the_end_of_the_month_is_the_last_day_of_the_documents_month():
 
     assert resolve_due("before the end of the month", date(2026, 10, 14)) == date(2026, 10, 31)
     assert resolve_due("end of the month", date(2026, 9, 8)) == date(2026, 9, 30)
+
+
+def test_a_wrapped_paragraph_under_a_typed_heading_is_discussion_not_a_list_of_items():
+    text = (
+        "Open Issues\n===========\n\n"
+        "The proposal leaves the coercion rules as they are. Several reviewers asked for a\n"
+        "cleaner story, and the author expects to revisit it. The reference implementation\n"
+        "is complete.\n\n"
+        "- Whether the new operator applies to sets.\n"
+    )
+    facts = _facts(text, key="pep-9999.rst")
+    assert not any(f.kind is Q for t, f in facts.items() if t.startswith(("The proposal", "The reference")))
+    assert _fact(facts, "Whether the new operator").kind is Q
