@@ -42,7 +42,8 @@ from graph_schema.models import CandidateFact, DocumentEntity
 from graph_schema.settings import get_settings
 from pipeline.names import is_common_word, is_given_name
 from pipeline.note_sections import (
-    Section, TableRow, action_tables, is_section_heading, kind_at, listed_owner, section_kinds, table_header_rows,
+    Section, TableRow, action_tables, is_section_heading, item_line_at, kind_at, listed_owner, section_kinds,
+    table_header_rows,
 )
 
 _WEEKDAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?"
@@ -200,6 +201,7 @@ class FactTyping:
     due: str | None = None
     done: bool = False  # it reports work finished
     marked: bool = False  # the owner is written by a list's markup ('[Hunter] …', a table's Owner column)
+    from_list: bool = False  # the owner is read from the list's markup, not from the sentence
 
 
 def reports_done(text: str) -> bool:
@@ -281,11 +283,9 @@ def _classify(text: str) -> FactTyping:
             return FactTyping(kind, who.strip(), label.start("who"), due)
         owner, at = _first_owner(rest, _ACTOR_TO, _ACTOR_WILL, _DECIDER, _ASKED)
         offset = label.start("rest")
-        if kind is FactKind.DECISION and owner and (_ACTOR_TO.match(rest) or _ACTOR_WILL.match(rest)):
+        if kind is FactKind.DECISION and owner and _ACTOR_TO.match(rest):
             kind = FactKind.ACTION  # 'Agreed: Pieter to prepare the letter': a task agreed on
         return FactTyping(kind, owner, None if at is None else at + offset, due)
-    if _REQUEST.match(text):
-        return FactTyping(FactKind.ACTION, "you", _REQUEST.match(text).start("you"), due)  # 'Could you chase that?'
     if _ASKS.search(text):
         return FactTyping(FactKind.QUESTION, due=due)
     text = stated_part(text)  # "Once you've decided…", "you must first decide whether…": no decision, nothing open
@@ -312,6 +312,19 @@ def _one_line(text: str, limit: int) -> str:
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 
+def _a_name(owner: str) -> bool:
+    """Whether a word a list's dash or parenthesis sets apart can be someone's name: a given name
+    ('Rose — brief Bill'), initials ('JF: share the ERD') or a capitalised word that is no everyday
+    word; not a tag ('P1', 'Q3', 'DPIA') nor a topic ('Training — start earlier')."""
+    words = owner.split()
+    if any(ch.isdigit() for ch in owner):
+        return False
+    if len(words) == 1 and owner.isupper():
+        return 2 <= len(owner) <= 3  # initials, not an acronym such as DPIA
+    return all(w[:1].isupper() for w in words) and (
+        is_given_name(words[0].lower()) or (len(words) == 1 and not is_common_word(owner)))
+
+
 def _person_named(owner: str, entities: list[DocumentEntity]) -> str | None:
     """The one person of the document the owner's words name ('Hunter' → 'Hunter Okafor'), if exactly one."""
     words = owner.lower().split()
@@ -333,24 +346,26 @@ def _mail_person(text: str, entities: list[DocumentEntity], field: str) -> str |
     return found.pop() if len(found) == 1 else None
 
 
-_CHECKBOX = re.compile(r"^\[(?P<ticked>[ xX✓✔])\]\s*")  # '[ ] Send the deck', '[x] Book the room'
+_CHECKBOX = re.compile(r"^\[(?P<ticked>[ xX✓✔]|(?i:done|closed|complete|completed))\]\s*")  # '[ ] Send', '[x] Book', '[DONE] …'
 _DONE_CELL = re.compile(r"^(?:done|closed|complete|completed|finished|resolved|✓|✔|✅)\.?$", re.IGNORECASE)
 
 
 _ITEM_OPENING = re.compile(r"^(?:[\w.-]+\s*(?::|—|–|\s-)\s|@)")  # 'me: ask Yusuf', 'ravi — move the code'
 
 
-def _a_line_of_its_own(text: str, start: int, item: str) -> bool:
-    """Whether the unit is a line's whole text or opens a list item: a heading types those, not the
-    sentences of a wrapped paragraph under it (a proposal's 'Open Issues' section
-    discusses; its sentences are not each an open question)."""
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", start)
-    line_end = len(text) if line_end < 0 else line_end
-    if not any(ch.isalpha() for ch in item):
-        return False  # an underline, a row of numbers
-    opens_it = text[line_start:start].strip(" \t-*+•▪◦|#[]x0123456789.)") == ""
-    listed = text[line_start:start].strip() != ""  # after a bullet, a number or a pipe
+def _an_item_of_its_section(text: str, start: int, item: str, sections: list[Section]) -> bool:
+    """Whether the unit opens one of a typed section's item lines (a list item, a table row, a plain
+    line under a notes-style heading) and is no line of wrapped prose: a heading types its items,
+    not the sentences of a paragraph (a proposal's 'Open Issues' discusses; its sentences are not
+    each an open question)."""
+    line = item_line_at(start, sections)
+    if line is None or not any(ch.isalpha() for ch in item):
+        return False  # no item, or an underline, a row of numbers
+    line_start, line_end = line
+    if text[line_start:start].strip(" \t-*+•▪◦|#[]x0123456789.)") != "":
+        return False  # a later sentence of the item
+    if text[line_start:start].strip() != "":
+        return True  # after a bullet, a number or a pipe: '- [Tomasz] migrate the layers. Target 27 Nov.'
     whole = "\n" not in item and text[start + len(item) : line_end].strip() == ""
     previous = text[text.rfind("\n", 0, max(line_start - 1, 0)) + 1 : line_start].strip() if line_start else ""
     next_end = text.find("\n", line_end + 1)
@@ -358,7 +373,7 @@ def _a_line_of_its_own(text: str, start: int, item: str) -> bool:
     # a line of wrapped prose: it carries on a line above ('to create::') or into the one below
     wrapped = ((bool(previous) and item[:1].islower() and not _ITEM_OPENING.match(item))
                or (following[:1].islower() and not _ITEM_OPENING.match(following)))
-    return opens_it and (listed or (whole and not wrapped))  # '- [Tomasz] migrate the layers. Target 27 Nov.': its first sentence
+    return whole and not wrapped
 
 
 def _in_its_section(typing: FactTyping, item: str, start: int, text: str,
@@ -369,13 +384,14 @@ def _in_its_section(typing: FactTyping, item: str, start: int, text: str,
     row = next((r for r in rows if r.span[0] <= start < r.span[1]), None)
     if row is not None and typing.kind in (FactKind.STATEMENT, FactKind.ACTION):
         due = text[row.due[0] : row.due[1]] if row.due else None
-        if due and _DONE_CELL.match(due.strip()):
+        status = text[row.status[0] : row.status[1]] if row.status else ""
+        if (due and _DONE_CELL.match(due.strip())) or _DONE_CELL.match(status.strip()):
             return FactTyping(FactKind.STATEMENT, done=True)
         owner = text[row.owner[0] : row.owner[1]] if row.owner else None
         return FactTyping(FactKind.ACTION, owner or typing.owner, row.owner[0] - start if owner else typing.owner_at,
                           typing.due or due, marked=bool(owner))
     kind = kind_at(start, sections)
-    if kind is None or typing.kind is not FactKind.STATEMENT or typing.done or not _a_line_of_its_own(text, start, item):
+    if kind is None or typing.kind is not FactKind.STATEMENT or typing.done or not _an_item_of_its_section(text, start, item, sections):
         return typing
     if kind is FactKind.ACTION:
         box = _CHECKBOX.match(item)
@@ -384,7 +400,7 @@ def _in_its_section(typing: FactTyping, item: str, start: int, text: str,
         skip = box.end() if box else 0
         listed = listed_owner(item[skip:])
         if listed is not None:
-            return FactTyping(kind, listed.name, skip + listed.at, typing.due, marked=listed.marked)
+            return FactTyping(kind, listed.name, skip + listed.at, typing.due, marked=listed.marked, from_list=True)
     return FactTyping(kind, typing.owner, typing.owner_at, typing.due)
 
 
@@ -421,12 +437,17 @@ def type_facts(
         owner, kind = typing.owner, typing.kind
         known = False  # the owner is a mention of a person, an organisation or the person themself
         if owner and typing.owner_at is not None:
-            at = fact.start + lead + typing.owner_at
+            owner_at = at + typing.owner_at
             for index in fact.entities:
                 entity = entities[index]
-                if entity.kind in _ACTOR_KINDS and any(m.start <= at < m.end for m in entity.mentions):
+                if entity.kind in _ACTOR_KINDS and any(m.start <= owner_at < m.end for m in entity.mentions):
                     owner, known = entity.name, True
                     break
+        request = (_REQUEST.match(sentence.strip()) and not sentence.lstrip().startswith(">")
+                   and ">" not in text[text.rfind("\n", 0, at) + 1 : at])
+        if kind is FactKind.QUESTION and request and _mail_person(text, entities, "to"):  # not in a quoted mail
+            kind, owner = FactKind.ACTION, _mail_person(text, entities, "to")  # a mail's 'Could you chase that?'
+            known = True
         if owner in ("you", "I") and not known:
             # a mail's 'Could you …?' is asked of its addressee, its 'I'll send …' is its sender's
             writer = _mail_person(text, entities, "to" if owner == "you" else "from")
@@ -435,10 +456,9 @@ def type_facts(
             named_so = _person_named(owner, entities)
             if named_so:
                 owner, known = named_so, True  # '[Hunter]' where no mention was read: the document's Hunter Okafor
-        listed = typing.marked or kind_at(fact.start + lead, sections) is not None  # under a heading that types it
-        if (owner and not known and not typing.marked and listed and owner not in ("we", "I")
-                and (len(owner.split()) > 1 or (is_common_word(owner) and not is_given_name(owner.lower())))):
-            owner = None  # 'Training — start earlier' under 'Actions': a topic before the dash, nobody's name
+        listed = typing.marked or kind_at(at, sections) is not None  # under a heading that types it
+        if owner and not known and typing.from_list and not typing.marked and not _a_name(owner):
+            owner = None  # 'Training — start earlier', '… (DPIA)' under 'Actions': a topic or a tag, nobody's name
         if (kind is FactKind.ACTION and owner and not known and owner not in ("we", "I") and len(owner.split()) == 1
                 and not listed and not _LABEL.match(sentence.strip())):
             # A lone capitalised word no entity stands on ("Annotations must …", "Note that … must"):

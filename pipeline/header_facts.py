@@ -225,14 +225,13 @@ def dated_facts(
     typing ('Resolution: <link>' is no decision), each dated by the document (the dated heading
     above it, else the document's own date) and its due date resolved from that date.
 
-    The document's own date is its `Date:` field, else the first date of its opening lines, else
-    the date its file name carries; a due date such as "16 Nov" is then read in the document's
+    The document's own date is its `Date:` field, else the date its file name carries, else the
+    first date of its opening lines; a due date such as "16 Nov" is then read in the document's
     year, not the next one counted from the day it was uploaded."""
     fields = header_fields(text)
     settings = get_settings()
-    own_date = (document_date(fields, now)
-                or opening_date(text, now, settings.document_date_lines, settings.document_date_line_words)
-                or file_name_date(file_name))
+    own_date = (document_date(fields, now) or file_name_date(file_name)
+                or opening_date(text, now, settings.document_date_lines, settings.document_date_line_words))
     headings = dated_headings(text, now)
     header_end = fields[-1].end if fields else 0
     kept = [f for f in facts if f.start >= header_end or (f.kind is FactKind.STATEMENT and not f.done)]

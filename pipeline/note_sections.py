@@ -32,19 +32,22 @@ _UNDERLINE = re.compile(r"^\s*(?:=+|-+)\s*$")
 _BOLD_LINE = re.compile(r"^\s*(?:\*\*|__)(?P<title>[^*_]{2,60}?)(?::)?(?:\*\*|__)\s*:?\s*$")
 _COLON_LINE = re.compile(r"^\s*(?P<title>[A-Za-z][\w '’&/()-]{1,48}?)\s*:\s*$")
 
-# The heading's key words end it ('Actions', 'Next period actions', 'Agreed actions'), once a
-# parenthesis or a tail such as 'for next week' is cut off; 'Action plan' or 'Decision criteria'
-# name no items of that kind.
-_HEADING_TAIL = re.compile(r"\s*(?:\(.*?\)|\s[-–—]\s.*|[–—:].*|\s(?:for|from|of|this|next|until|by|to)\s.*)$", re.IGNORECASE)
+# A heading names a kind when its words are the kind's key words, with at most two modifiers from a
+# short list ('Agreed actions', 'Next period actions', 'Key decisions') and an optional tail cut off
+# ('Actions (owner, due)', 'Actions for next week', 'Next steps — Q1'). A sentence that ends in a
+# key word ('The budget was agreed') or a section of finished work ('Completed actions') names none.
+_HEADING_TAIL = re.compile(r"\s*(?:\(.*?\)|\s[-–—]\s.*|[–—:].*|\s(?:for|from|of|until|by|to|in|at)\s.*)$", re.IGNORECASE)
+_MODIFIERS = (r"(?:(?:agreed|new|open|key|our|my|the|immediate|proposed|planned|outstanding|remaining|main|final|"
+              r"next(?:\s+period|\s+week'?s?|\s+month'?s?)?|this\s+week'?s?|follow[- ]?up|team|board|meeting|sprint)\s+){0,2}")
 _ACTION_HEADING = re.compile(
-    r"(?:^|\s)(?:action(?:\s+(?:items?|points?|list|log|register))?|actions|ais|to-?dos?|todo\s+list|"
-    r"next|next\s+steps?|follow[- ]?ups?|follow[- ]?up\s+actions?|tasks?|owners?|assignments?|"
-    r"who(?:'s|’s|\s+is)?\s+doing\s+what|who\s+does\s+what|what(?:'s|’s|\s+is|\s+happens)?\s+next)$",
+    rf"^{_MODIFIERS}(?:action(?:\s+(?:items?|points?|list|log|register))?|actions|ais|to-?dos?|todo\s+list|"
+    r"next\s+steps?|follow[- ]?ups?|tasks|assignments|who(?:'s|’s|\s+is)?\s+doing\s+what|who\s+does\s+what)$",
     re.IGNORECASE,
 )
+# 'Next' alone heads a list of tasks only as a notes line ('Next', 'Next:'), not as a document's section title.
+_NEXT = re.compile(r"^next$", re.IGNORECASE)
 _DECISION_HEADING = re.compile(
-    r"(?:^|\s)(?:decisions?(?:\s+(?:made|taken|log|record))?|decided|agreed|agreements?|resolutions?|resolved|"
-    r"outcomes?)(?:\s+(?:in|at)\s+the\s+\w+)?$",
+    rf"^{_MODIFIERS}(?:decisions?(?:\s+(?:made|taken|log|record))?|decided|agreed)$",
     re.IGNORECASE,
 )
 _QUESTION_HEADING = re.compile(
@@ -60,8 +63,9 @@ class Section:
     start: int
     end: int
     kind: FactKind
-    prose_ends_it: bool  # opened by a colon line or a plain line: the next paragraph of prose ends it
     heading_start: int  # where its heading line starts (the heading is no item of the section)
+    items: tuple[Span, ...]  # the lines it types: its list items and table rows (and, under a notes-style
+    # heading, the plain lines right below it); a line of prose after them ends the section
 
 
 @dataclass(frozen=True)
@@ -69,16 +73,20 @@ class TableRow:
     span: Span
     owner: Span | None
     due: Span | None
+    status: Span | None = None
 
 
 def _heading_title(line: str, before: str, after: str) -> tuple[str, bool] | None:
-    """The title of a heading line (and whether prose ends its section), or None for any other line."""
+    """The title of a heading line and whether it is notes-style (a plain, capitals or colon line,
+    whose plain lines below are items), or None for any other line."""
     if _LIST_ITEM.match(line) or line.lstrip().startswith("|") or not line.strip():
         return None
-    for pattern in (_MARKDOWN_HEADING, _BOLD_LINE):
-        match = pattern.match(line)
-        if match:
-            return match.group("title").strip(" *_:"), False
+    match = _MARKDOWN_HEADING.match(line)
+    if match:
+        return match.group("title").strip(" *_:"), False
+    match = _BOLD_LINE.match(line)
+    if match:
+        return match.group("title").strip(" *_:"), True  # '**Next**' in a note
     bare = line.strip()
     max_words = get_settings().section_heading_max_words
     if _UNDERLINE.match(after) and len(bare.split()) <= max_words * 2:
@@ -87,7 +95,7 @@ def _heading_title(line: str, before: str, after: str) -> tuple[str, bool] | Non
     letters = [c for c in bare if c.isalpha()]
     if (len(words) <= max_words and letters and all(c.isupper() for c in letters)
             and len(letters) >= 3 and not bare.endswith((".", ",", ";"))):
-        return bare.rstrip(":"), False
+        return bare.rstrip(":"), True  # 'NEXT STEPS' in a plain-text note
     match = _COLON_LINE.match(line)
     if match and len(match.group("title").split()) <= max_words:
         return match.group("title"), True
@@ -97,43 +105,72 @@ def _heading_title(line: str, before: str, after: str) -> tuple[str, bool] | Non
     return None
 
 
-def heading_kind(title: str) -> FactKind | None:
+def heading_kind(title: str, notes_style: bool = True) -> FactKind | None:
     """'Action items' → action, 'Decisions' → decision, 'Open questions' or 'Decisions requested' →
-    question; a heading naming two kinds ('Decisions and actions') or none → None."""
+    question; a heading naming two kinds ('Decisions and actions') or none → None. 'Next' alone is
+    a list of tasks only in `notes_style` (a plain or colon line, not a document's section title)."""
     title = " ".join(title.strip(" #*_:.").split())
     if re.search(r"\s(?:and|&|/|\+)\s", title):
         return None  # 'Decisions and actions', 'Risks & issues': no one kind
     if _QUESTION_HEADING.match(title):
         return FactKind.QUESTION
     title = _HEADING_TAIL.sub("", title) or title
-    kinds = [kind for pattern, kind in ((_ACTION_HEADING, FactKind.ACTION), (_DECISION_HEADING, FactKind.DECISION))
-             if pattern.search(title)]
-    return kinds[0] if len(kinds) == 1 else None
+    if _ACTION_HEADING.match(title) or (notes_style and _NEXT.match(title)):
+        return FactKind.ACTION
+    if _DECISION_HEADING.match(title):
+        return FactKind.DECISION
+    return None
+
+
+def _is_list_line(line: str) -> bool:
+    return bool(_LIST_ITEM.match(line)) or line.lstrip().startswith("|")
+
+
+def _section_items(lines: list[tuple[int, str]], first: int, plain_lines: bool) -> tuple[int, list[Span]]:
+    """(end offset, item lines) of the section whose first line is `lines[first]`: its list items
+    and table rows, whatever blank lines part them, and under a notes-style heading the plain lines
+    of the block right below it; the first other line (prose, a closing, a quoted mail) ends it."""
+    items: list[Span] = []
+    in_first_block, seen = True, False
+    for start, line in lines[first:]:
+        if not line.strip():
+            in_first_block = not seen
+            continue
+        if _is_list_line(line) or (plain_lines and in_first_block and not line.lstrip().startswith(">")):
+            items.append((start, start + len(line)))
+            seen = True
+            continue
+        return start, items
+    return (lines[-1][0] + len(lines[-1][1]) if lines else 0), items
 
 
 def section_kinds(text: str) -> list[Section]:
     """The sections whose heading names what their items are, in order."""
     lines = lines_with_offsets(text)
     sections: list[Section] = []
-    opened: tuple[int, int, FactKind, bool] | None = None  # (heading start, start, kind, prose ends it)
-    blank_before = True
-    for index, (start, line) in enumerate(lines):
+    index = 0
+    while index < len(lines):
+        start, line = lines[index]
         before = lines[index - 1][1] if index else ""
         after = lines[index + 1][1] if index + 1 < len(lines) else ""
         heading = _heading_title(line, before, after)
-        prose_after_blank = (blank_before and line.strip() and not _LIST_ITEM.match(line)
-                             and not line.lstrip().startswith("|"))
-        if opened and (heading or (opened[3] and prose_after_blank)):
-            sections.append(Section(opened[1], start, opened[2], opened[3], opened[0]))
-            opened = None
-        if heading:
-            kind = heading_kind(heading[0])
-            if kind is not None:
-                opened = (start, start + len(line), kind, heading[1])
-        blank_before = not line.strip()
-    if opened:
-        sections.append(Section(opened[1], len(text), opened[2], opened[3], opened[0]))
+        kind = heading_kind(heading[0], notes_style=heading[1]) if heading else None
+        if kind is None:
+            index += 1
+            continue
+        first = index + (2 if _UNDERLINE.match(after) and not _heading_is_markup(line) else 1)
+        if first >= len(lines):
+            break
+        end, items = _section_items(lines, first, plain_lines=heading[1])
+        sections.append(Section(lines[first][0], end, kind, start, tuple(items)))
+        while index < len(lines) and lines[index][0] < max(end, lines[first][0]):
+            index += 1
+        index = max(index, first)
     return sections
+
+
+def _heading_is_markup(line: str) -> bool:
+    return bool(_MARKDOWN_HEADING.match(line) or _BOLD_LINE.match(line))
 
 
 def is_section_heading(offset: int, sections: list[Section]) -> bool:
@@ -153,16 +190,23 @@ def table_header_rows(text: str) -> list[Span]:
 
 
 def kind_at(offset: int, sections: list[Section]) -> FactKind | None:
-    return next((s.kind for s in sections if s.start <= offset < s.end), None)
+    """The kind the section gives the item line `offset` is on, or None (no typed section, or not one of its items)."""
+    return next((s.kind for s in sections for a, b in s.items if a <= offset < b), None)
+
+
+def item_line_at(offset: int, sections: list[Section]) -> Span | None:
+    return next(((a, b) for s in sections for a, b in s.items if a <= offset < b), None)
 
 
 # An owner written by a list's markup: '[Hunter] …', '@ravi …', 'Mireille — chase …', 'Owner: Ana',
 # '… (Grace)', '… — Grace', '… [Tomasz]'. A name is one to four capitalised words.
 _NAME = r"[A-Z][\w'’.-]*(?:\s+(?:(?:van|von|de|der|den|da|di|del|la|le|al|bin)\s+)?[A-Z][\w'’.-]*){0,3}"
-_BRACKETED = re.compile(r"^\[(?P<owner>[^\]\d][^\]]{0,40})\]\s*:?\s*\S")
+_BRACKETED = re.compile(r"^\[(?P<owner>[^\W\d_][^\]\d]{0,40})\](?!\()\s*:?\s*\S")  # not a link: '[Doc](https://…)'
+_STATUS_WORDS = {"done", "x", "wip", "todo", "to do", "open", "closed", "blocked", "new", "ok", "na", "n/a", "tbd",
+                 "in progress", "pending", "cancelled", "canceled", "dropped"}
 _HANDLE = re.compile(r"^@(?P<owner>[\w.-]{2,40})\b")
 _DASHED = re.compile(rf"^(?P<owner>{_NAME}(?:\s*(?:&|and|/|,|\+)\s*{_NAME})*|me|I)\s*(?:—|–|-{{1,2}}|:)\s+\S")
-_OWNER_FIELD = re.compile(rf"\b(?:owner|owners|assignee|responsible|who)\s*[:=]\s*(?P<owner>{_NAME})", re.IGNORECASE)
+_OWNER_FIELD = re.compile(rf"\b(?i:owner|owners|assignee|responsible|who)\s*[:=]\s*(?P<owner>{_NAME})")
 _TRAILING = re.compile(
     rf"(?:\((?P<paren>{_NAME})(?:\s*[,;/]\s*[^)]*)?\)|\[(?P<bracket>{_NAME})\]|\s(?:—|–|--|-)\s*(?P<dash>{_NAME}))"
     r"[\s.]*$"
@@ -178,8 +222,12 @@ class ListedOwner:
 
 def listed_owner(item: str) -> ListedOwner | None:
     """Who a list item's markup says owns it."""
-    for pattern, marked in ((_BRACKETED, True), (_HANDLE, True), (_DASHED, False), (_OWNER_FIELD, True)):
+    for pattern, marked in ((_BRACKETED, True), (_HANDLE, True), (_OWNER_FIELD, True), (_DASHED, False)):
         match = pattern.search(item) if pattern is _OWNER_FIELD else pattern.match(item)
+        if match and match.group("owner").strip().lower() in _STATUS_WORDS:
+            return None  # '[DONE] Book the room': a status, nobody's name
+        if match and pattern is _DASHED and match.group("owner").lower() in ("owner", "owners", "who"):
+            continue
         if match:
             owner = match.group("owner").strip()
             if owner in ("me", "I"):
@@ -193,8 +241,11 @@ def listed_owner(item: str) -> ListedOwner | None:
 
 
 _OWNER_COLUMNS = {"owner", "owners", "who", "assignee", "assigned to", "responsible", "lead", "by whom", "person"}
-_DUE_COLUMNS = {"due", "due date", "deadline", "when", "by", "by when", "target", "target date", "date"}
-_ACTION_COLUMNS = {"action", "actions", "task", "tasks", "item", "action item", "what", "next step", "description", "todo"}
+_DUE_COLUMNS = {"due", "due date", "deadline", "by", "by when", "target", "target date", "date"}
+_ACTION_COLUMNS = {"action", "actions", "task", "tasks", "action item", "action items", "next step", "next steps", "todo"}
+# a decision log or an agenda has an owner column too; its rows are no tasks
+_NOT_ACTION_COLUMNS = {"decision", "decisions", "decided", "outcome", "agenda", "topic", "time"}
+_STATUS_COLUMNS = {"status", "state", "done", "progress"}
 _SEPARATOR = re.compile(r"^[\s|:-]+$")
 
 
@@ -208,7 +259,8 @@ def _trim(text: str, span: Span) -> Span | None:
 
 
 def action_tables(text: str) -> list[TableRow]:
-    """The rows of tables whose header names an owner column and an action or due column."""
+    """The rows of tables whose header names an owner column and an action column (not a decision
+    log's or an agenda's), with their owner, due and status cells."""
     lines = lines_with_offsets(text)
     rows: list[TableRow] = []
     index = 0
@@ -223,7 +275,9 @@ def action_tables(text: str) -> list[TableRow]:
         header = [text[s:e].strip(" \t*_").lower() for s, e in table_cells(*table[0])]
         owner = next((i for i, cell in enumerate(header) if cell in _OWNER_COLUMNS), None)
         due = next((i for i, cell in enumerate(header) if cell in _DUE_COLUMNS), None)
-        if owner is None or (due is None and not any(cell in _ACTION_COLUMNS for cell in header)):
+        status = next((i for i, cell in enumerate(header) if cell in _STATUS_COLUMNS), None)
+        if (owner is None or not any(cell in _ACTION_COLUMNS for cell in header)
+                or any(cell in _NOT_ACTION_COLUMNS for cell in header)):
             continue
         for start, line in table[1:]:
             if _SEPARATOR.match(line):
@@ -233,5 +287,6 @@ def action_tables(text: str) -> list[TableRow]:
                 span=(start, start + len(line)),
                 owner=_trim(text, cells[owner]) if owner < len(cells) else None,
                 due=_trim(text, cells[due]) if due is not None and due < len(cells) else None,
+                status=_trim(text, cells[status]) if status is not None and status < len(cells) else None,
             ))
     return rows

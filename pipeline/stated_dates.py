@@ -66,7 +66,10 @@ def first_calendar_date(text: str, base: datetime) -> date | None:
 
 
 # A date in a file name, as people name notes: '2026-11-02-weekly-sync.md', 'minutes_20261102.txt'.
-_FILE_NAME_DATE = re.compile(r"(?<!\d)((?:19|20)\d\d)[-_.]?(0[1-9]|1[0-2])[-_.]?(0[1-9]|[12]\d|3[01])(?!\d)")
+_FILE_NAME_DATE = re.compile(r"(?<![\dvV.])((?:19|20)\d\d)([-_]?)(0[1-9]|1[0-2])\2(0[1-9]|[12]\d|3[01])(?![\d.]\d)")
+_DATED_SENTENCE_MAX_WORDS = 6
+_FIELD_NAME = re.compile(r"^[*_]*([A-Za-z][A-Za-z ()-]{0,30}?)[*_]*\s*:")
+_DATE_FIELD_WORDS = re.compile(r"\b(?:date|dated|when|day|held|written|updated|created|incident)\b", re.IGNORECASE)
 
 
 def opening_date(text: str, base: datetime, max_lines: int, max_words: int) -> date | None:
@@ -75,6 +78,11 @@ def opening_date(text: str, base: datetime, max_lines: int, max_words: int) -> d
     10 Nov 2026'). Lines of prose longer than `max_words` are passed over."""
     lines = [line.strip() for line in text.splitlines() if line.strip()][:max_lines]
     for line in lines:
+        field = _FIELD_NAME.match(line)
+        if field and not _DATE_FIELD_WORDS.search(field.group(1)):
+            continue  # 'Deadline: 30 Nov', 'Next meeting: 9 Nov': a date the document names, not its own
+        if line.endswith(".") and len(line.split()) > _DATED_SENTENCE_MAX_WORDS:
+            continue  # 'Next meeting is on 9 Nov in the usual room.': a sentence naming a date, not a date line
         if len(line.split()) <= max_words:
             found = first_calendar_date(line.strip("#*_ "), base)
             if found:
@@ -88,7 +96,7 @@ def file_name_date(name: str) -> date | None:
     if not match:
         return None
     try:
-        return date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+        return date(int(match.group(1)), int(match.group(3)), int(match.group(4)))
     except ValueError:
         return None
 

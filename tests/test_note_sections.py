@@ -112,7 +112,9 @@ def test_a_file_names_date_is_read_in_its_common_shapes():
 @pytest.mark.parametrize(("sentence", "kind", "owner"), [
     ("Agreed: Pieter to prepare the match-funding letter by 28 October.", A, "Pieter"),
     ("Agreed: the code moves to the shared repo server.", D, None),
-    ("Could you chase that internally?", A, "you"),
+    ("Could you chase that internally?", Q, None),  # a task of its addressee only in a mail (below)
+    ("Can you use widgets with Python 3.8?", Q, None),  # a FAQ asks
+    ("Decision: We will move the data warehouse to Postgres.", D, "we"),
     ("You'll get the signed acceptance form from us by next Friday.", S, None),
     ("Pieter signed the acceptance form on Tuesday.", D, "Pieter"),
 ])
@@ -169,3 +171,31 @@ def test_a_wrapped_paragraph_under_a_typed_heading_is_discussion_not_a_list_of_i
     facts = _facts(text, key="pep-9999.rst")
     assert not any(f.kind is Q for t, f in facts.items() if t.startswith(("The proposal", "The reference")))
     assert _fact(facts, "Whether the new operator").kind is Q
+
+
+@pytest.mark.parametrize(("text", "key", "typed"), [
+    # prose after the list, a mail's closing and a quoted mail keep their own reading
+    ("## Action items\n\n- Ana Sousa to send the deck by Friday.\n\nNext meeting is on 9 Nov in the usual room.\n"
+     "The notes were taken by Bob Lee.\n", "a.md", {"Ana Sousa to send the deck by Friday.": (A, "Ana Sousa")}),
+    ("From: Ana Sousa <ana@x.example>\nTo: Bob Lee <bob@y.example>\nDate: 2 Nov 2026\nSubject: next\n\nHi Bob,\n\n"
+     "NEXT STEPS\n- send me the volumes\n\nBest,\nAna\n\nOn 30 Oct 2026, Carla Diaz wrote:\n"
+     "> Could you ask the haulier about the trailers?\n", "b.txt",
+     {"send me the volumes": (A, None), "> Could you ask the haulier about the trailers?": (Q, None)}),
+    # a news section, an encyclopedic 'Outcome', a proposal's 'Open Issues' and a sentence ending in 'agreed'
+    ("## What's next\n\nCritics argue the measure is too costly.\n", "c.md", {}),
+    ("Battle\n\nOutcome\n-------\n\nThe battle ended the War of the Third Coalition.\n", "d.txt", {}),
+    ("Open Issues\n===========\n\nGuido van Rossum reviewed an earlier draft in 2019.\n"
+     "Performance on PyPy has been measured.\n", "e.rst", {}),
+    # finished work, tags and links are no open tasks or owners; a decision log and an agenda are no task lists
+    ("## Completed actions\n\n- Send the shipping volumes to the haulier\n", "g.md", {}),
+    ("## Actions\n\n- [DONE] Book the room\n- [Design doc](https://x.example) review by Friday\n"
+     "- Fix the login bug (P1)\n- Q3 — ship the beta\n", "h.md",
+     {"[Design doc](https://x.example) review by Friday": (A, None), "Fix the login bug (P1)": (A, None),
+      "Q3 — ship the beta": (A, None)}),
+    ("# Log\n\n| Date | Owner | Decision |\n|---|---|---|\n| 28 Oct | Priya Shah | Move the warehouse to Leeds |\n\n"
+     "| When | Who | What |\n|---|---|---|\n| 09:00 | Priya Shah | Welcome and introductions |\n", "j.md", {}),
+])
+def test_what_a_heading_does_not_type(text, key, typed):
+    facts = _facts(text, key=key)
+    found = {t: (f.kind, f.owner) for t, f in facts.items() if f.kind is not S}
+    assert found == typed
