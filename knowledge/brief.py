@@ -87,6 +87,10 @@ class _Packed:
     left_out: list[_Candidate] = field(default_factory=list)
 
 
+LOOSE_AREA = "your other notes"  # what the brief calls the documents in no focus area when it leaves some out
+_LOOSE_HEADING = "notes outside a focus folder"
+
+
 def _ref(page: dict) -> PageRef:
     return PageRef(slug=page["slug"], title=page["title"], kind=PageKind(page["kind"]))
 
@@ -221,21 +225,27 @@ def _candidates(material: dict, settings: Settings) -> list[_Candidate]:
         add(_RANK_FOCUS, changed, "what changed")
 
     owed: dict[str, int] = {}  # open actions per owner page, for why people matter
+    folders = any(f["kind"] != "loose" for f in material["focus"])
     for focus in material["focus"]:
         members = [m for m in focus["members"] if m and m.get("slug")]
         shown = members[:4]
         with_whom = f"; with {_names([m['title'] for m in shown])}" if shown else ""
         n = focus["source_count"]
-        heading = (f"Working on: {focus['title']} ({n} source{'s' if n != 1 else ''}, "
-                   f"last active {_day(focus['last_activity'])}{with_whom}).")
-        head = add(_RANK_FOCUS, BriefLine(section="focus", text=heading, sources=[_ref(focus), *map(_ref, shown)]),
-                   "focus area", focus["title"])
-        about = _what_it_is(focus)
+        loose = focus["kind"] == "loose"  # the documents at the top of the upload folder, in no focus area
+        area = LOOSE_AREA if loose else focus["title"]
+        heading = (f"{'In your notes outside a focus folder' if loose else 'Working on: ' + focus['title']} "
+                   f"({n} source{'s' if n != 1 else ''}, last active {_day(focus['last_activity'])}{with_whom}).")
+        # beside focus folders, the notes in none come after every area's first items
+        first_rank, more_rank = (_RANK_MORE_ITEMS, _RANK_MORE_ITEMS) if loose and folders else (_RANK_FIRST_ITEMS, _RANK_MORE_ITEMS)
+        head = add(_RANK_MORE_ITEMS if loose and folders else _RANK_FOCUS, BriefLine(section="focus", text=heading,
+                                          sources=[*([] if loose else [_ref(focus)]), *map(_ref, shown)]),
+                   _LOOSE_HEADING if loose else "focus area", area if loose else focus["title"])
+        about = None if loose else _what_it_is(focus)
         if about:
             add(_RANK_FIRST_ITEMS, BriefLine(section="about", text=one_line(about["text"], settings.brief_line_chars),
                                              sources=[_ref(p) for p in about["about"]],
                                              documents=sorted(set(about["documents"]))),
-                "description", focus["title"], head)
+                "description", area, head)
         by_kind = _typed_by_kind(focus)
         for fact in by_kind[FactKind.ACTION]:
             if fact.get("owner_page") and fact["id"] not in closing:
@@ -245,11 +255,11 @@ def _candidates(material: dict, settings: Settings) -> list[_Candidate]:
             for fact in facts:
                 if fact["id"] in closing:
                     add(_RANK_CLOSED, _closed_line(fact, closing[fact["id"]], settings.brief_line_chars),
-                        "closed item", focus["title"], head)
+                        "closed item", area, head)
                     continue
-                add(_RANK_MORE_ITEMS if shown_first else _RANK_FIRST_ITEMS,
+                add(more_rank if shown_first else first_rank,
                     _fact_line(fact, kind.value, settings.brief_line_chars),
-                    "decision" if kind is FactKind.DECISION else "open item", focus["title"], head)
+                    "decision" if kind is FactKind.DECISION else "open item", area, head)
                 shown_first = True
 
     for i, page in enumerate(material["top"]):
@@ -399,6 +409,9 @@ def _omitted(left_out: list[_Candidate]) -> list[str]:
               "who you are": "who you are"}
     areas: dict[str | None, list[str]] = {}
     for (area, what), n in counts.items():
+        if what == _LOOSE_HEADING:
+            areas.setdefault(None, []).append(LOOSE_AREA)  # its items are counted under it
+            continue
         areas.setdefault(area, []).append(f"{n} {what if n == 1 and what != 'person or thing' else plural[what]}")
     sentences = []
     for area, parts in areas.items():
@@ -416,6 +429,18 @@ def render_brief(material: dict, settings: Settings | None = None) -> BriefView:
         return BriefView(text=EMPTY_BRIEF, sources=[], graph_version=version)
 
     packed = _pack(_candidates(material, settings), settings.brief_token_budget, settings.chars_per_token)
+    view = _written(packed, version, settings)
+    while view.estimated_tokens > settings.brief_token_budget and packed.lines:
+        # the sentence saying what was left out grew past the reserve: leave out one more line
+        needed = {c.needs for c in packed.lines}
+        last = max((c for c in packed.lines if c.order not in needed), key=lambda c: (c.rank, c.order))
+        packed.lines.remove(last)
+        packed.left_out.append(last)
+        view = _written(packed, version, settings)
+    return view
+
+
+def _written(packed: _Packed, version: int, settings: Settings) -> BriefView:
     paragraphs: list[list[str]] = []
     previous = None
     for c in packed.lines:

@@ -183,3 +183,22 @@ def test_an_open_item_reported_done_in_other_words_is_closed(graph):
     assert not [line for line in _lines(everything, "action") if "insurance quote" in line.text]
     closed = [line for line in _lines(everything, "closed") if "insurance quote" in line.text]
     assert closed and "depot/follow-up.md" in closed[0].documents and "depot/minutes.md" not in closed[0].documents
+
+
+def test_notes_at_the_top_of_the_upload_folder_bring_their_decisions_and_tasks_to_the_brief(graph):
+    # Many people drop notes straight into the upload folder, in no focus area's subfolder.
+    write(graph["upload"], "2026-11-02-ops-sync.md",
+          "# Ops sync — Mon 2 Nov 2026\n\nAttendees: Rose Adeyemi, Hunter Okafor, Grace Mwangi\n\n"
+          "## Decisions\n\n- Rose Adeyemi approved the move of the nightly export to a read replica.\n\n"
+          "## Action items\n\n- [Hunter] Add retries and alerting to the scan-event DAG by Thursday.\n"
+          "- Grace — reply to Harrowgate Foods on the ETA feed scope.\n")
+    assert {o.status for o in ingest_paths([graph["upload"]]).outcomes} == {"ingested"}
+    brief = current_brief(graph["driver"], graph["owner"])
+    print(brief.text)
+    assert brief.estimated_tokens <= get_settings().brief_token_budget
+    heading = next(line for line in _lines(brief, "focus") if "outside a focus folder" in line.text)
+    assert heading.sources  # the pages those notes mention most
+    decided = next(line for line in _lines(brief, "decision") if "read replica" in line.text)
+    assert "(2 Nov 2026)" in decided.text and decided.documents == ["2026-11-02-ops-sync.md"]
+    retries = next(line for line in _lines(brief, "action") if "Add retries" in line.text)
+    assert "Hunter Okafor" in retries.text and "5 Nov 2026" in retries.text and retries.sources

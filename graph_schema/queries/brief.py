@@ -26,6 +26,25 @@ CALL (o) {
 RETURN o.version AS version, coalesce(you.title, o.name) AS name, facts, sources
 """
 
+# The facts of an area as the brief reads them (after `WITH DISTINCT f`): not retired, every page
+# they are about visible, from a source still ingested; newest first, the document's own status first.
+_FACT_ROWS = """
+  WITH DISTINCT f WHERE NOT f.retired
+  WITH f, [(f)-[:ABOUT]->(q:Page) | q] AS about
+  WHERE $visible IS NULL OR all(q IN about WHERE q.slug IN $visible)
+  WITH f, about, [(f)-[:FROM]->(s:Source {status: 'ingested'}) | s] AS froms
+  WHERE size(froms) > 0
+  // the document's own status first, then by the date the document gives (else when it arrived)
+  ORDER BY coalesce(f.document_status, false) DESC, coalesce(f.stated_on, date(f.first_seen)) DESC,
+           f.first_seen DESC, f.position
+  RETURN f {.id, .text, .kind, owner: f.action_owner, .due, .due_on, .stated_on, .first_seen, .position,
+            documents: [s IN froms | s.key],
+            earliest: reduce(e = null, s IN froms | CASE WHEN e IS NULL OR s.ingested_at < e THEN s.ingested_at ELSE e END),
+            about: [q IN about | q {.slug, .title, .kind}],
+            owner_page: head([q IN about WHERE f.action_owner IS NOT NULL AND (q.title = f.action_owner OR f.action_owner IN coalesce(q.aliases, []))
+                              | q {.slug, .title, .kind}])} AS fact
+"""
+
 # Focus areas, most recently active first: when their sources last arrived, the members most
 # sources mention, and their decisions, actions and open questions (newest first) plus the
 # earliest statements (to say what the area is). A fact is read only when every page it is about
@@ -57,21 +76,7 @@ CALL (focus) {
     MATCH (f:Fact)-[:ABOUT]->(focus)
     RETURN f
   }
-  WITH DISTINCT f WHERE NOT f.retired
-  WITH f, [(f)-[:ABOUT]->(q:Page) | q] AS about
-  WHERE $visible IS NULL OR all(q IN about WHERE q.slug IN $visible)
-  WITH f, about, [(f)-[:FROM]->(s:Source {status: 'ingested'}) | s] AS froms
-  WHERE size(froms) > 0
-  // the document's own status first, then by the date the document gives (else when it arrived)
-  ORDER BY coalesce(f.document_status, false) DESC, coalesce(f.stated_on, date(f.first_seen)) DESC,
-           f.first_seen DESC, f.position
-  RETURN f {.id, .text, .kind, owner: f.action_owner, .due, .due_on, .stated_on, .first_seen, .position,
-            documents: [s IN froms | s.key],
-            earliest: reduce(e = null, s IN froms | CASE WHEN e IS NULL OR s.ingested_at < e THEN s.ingested_at ELSE e END),
-            about: [q IN about | q {.slug, .title, .kind}],
-            owner_page: head([q IN about WHERE f.action_owner IS NOT NULL AND (q.title = f.action_owner OR f.action_owner IN coalesce(q.aliases, []))
-                              | q {.slug, .title, .kind}])} AS fact
-}
+""" + _FACT_ROWS + """}
 WITH focus, source_count, members, member_count, last_activity, collect(fact) AS facts
 WITH focus, source_count, members, member_count, last_activity,
      [f IN facts WHERE coalesce(f.kind, 'statement') <> 'statement'] AS typed,
@@ -79,6 +84,30 @@ WITH focus, source_count, members, member_count, last_activity,
 RETURN focus.slug AS slug, focus.title AS title, 'focus' AS kind, members, member_count, source_count,
        last_activity,
        typed[..$max_typed] AS typed, size(typed) AS typed_total, statements[..$max_statements] AS statements
+"""
+
+# Documents at the top of the upload folder belong to no focus area: their decisions, actions and
+# open questions (the facts that name a page) are read as one more area, with the pages they mention most.
+LOOSE_MATERIAL = """
+MATCH (s:Source {owner: $owner, status: 'ingested'})
+WHERE s.focus IS NULL AND ($visible IS NULL OR EXISTS { (s)-[:MENTIONS]->(p:Page) WHERE p.slug IN $visible })
+WITH count(s) AS source_count, max(s.ingested_at) AS last_activity, collect(s) AS sources
+WHERE source_count > 0
+CALL (sources) {
+  UNWIND sources AS s
+  MATCH (s)-[x:MENTIONS]->(m:Page)
+  WHERE m.kind <> 'you' AND ($visible IS NULL OR m.slug IN $visible)
+  WITH m, count(x) AS weight ORDER BY weight DESC, m.title
+  RETURN collect(m {.slug, .title, .kind})[..$per_focus] AS members, count(m) AS member_count
+}
+CALL (sources) {
+  UNWIND sources AS s
+  MATCH (s)<-[:FROM]-(f:Fact)
+  WHERE coalesce(f.kind, 'statement') <> 'statement'
+""" + _FACT_ROWS + """}
+WITH source_count, last_activity, members, member_count, collect(fact) AS typed
+RETURN null AS slug, null AS title, 'loose' AS kind, members, member_count, source_count, last_activity,
+       typed[..$max_typed] AS typed, size(typed) AS typed_total, [] AS statements
 """
 # Who and what matters lately: pages the newest sources mention, by how many of them do, with
 # their newest facts (to say why in a few words).
@@ -171,6 +200,15 @@ def brief_material(
             for key in ("first_seen", "earliest", "stated_on", "due_on"):
                 fact[key] = to_native(fact.get(key))
         focus.append(row)
+    if only_focus is None:
+        for record in tx.run(LOOSE_MATERIAL, owner=owner, per_focus=6, max_typed=settings.brief_facts_per_focus,
+                             visible=visible):
+            row = dict(record)
+            row["last_activity"] = to_native(row["last_activity"])
+            for fact in row["typed"]:
+                for key in ("first_seen", "earliest", "stated_on", "due_on"):
+                    fact[key] = to_native(fact.get(key))
+            focus.append(row)
     kinds = [k.value for k in (PageKind.PERSON, PageKind.ORGANISATION, PageKind.PROJECT, PageKind.TOOL, PageKind.TOPIC)]
     top = [] if only_focus else [  # one area's status needs no list of who matters
         dict(r) for r in tx.run(TOP_PAGES, owner=owner, kinds=kinds, max_pages=settings.brief_max_pages,
