@@ -268,11 +268,16 @@ def _drop_entities(document: ExtractedDocument, dropped: dict[int, int | None]) 
         if into is not None:
             new_index[index] = new_index[into]
     facts = []
+    dropped_names = {document.entities[i].name for i, into in dropped.items() if into is None}
     for fact in document.facts:
         named = bool(fact.entities)
         fact.entities = sorted({new_index[i] for i in fact.entities if i in new_index})
-        if (fact.entities or not named or fact.kind is not FactKind.STATEMENT or fact.done
-                or document.parsed.kind is SourceKind.SUBMISSION):  # a decision or task stays, named or not
+        if fact.owner in dropped_names and fact.kind is FactKind.ACTION and not is_given_name(fact.owner.split()[0].lower()):
+            # typed on the strength of a name that is none ('Whitespace must precede …' read
+            # 'Whitespace' as someone who must act): a plain statement
+            fact.kind, fact.owner = FactKind.STATEMENT, None
+        typed = fact.kind is not FactKind.STATEMENT or fact.done  # a decision or task stays, named or not
+        if fact.entities or not named or typed or document.parsed.kind is SourceKind.SUBMISSION:
             facts.append(fact)
     document.relations = [
         r.model_copy(update={"subject": new_index[r.subject], "object": new_index[r.object]})

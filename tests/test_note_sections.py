@@ -199,3 +199,20 @@ def test_what_a_heading_does_not_type(text, key, typed):
     facts = _facts(text, key=key)
     found = {t: (f.kind, f.owner) for t, f in facts.items() if f.kind is not S}
     assert found == typed
+
+
+def test_a_task_typed_on_a_name_that_is_dropped_is_a_statement_and_one_naming_no_one_stays():
+    from graph_schema.models import CandidateFact, DocumentEntity, EntityMention, ExtractedDocument
+    from pipeline.kind_model import _drop_entities
+
+    text = "Whitespace must precede the footnote reference.\n\nIsabel to review the agreement before the demo.\n"
+    parsed = ParsedDocument(source_id="s", key="n.md", text=text, chunks=chunk_text(text, 1500))
+    whitespace = DocumentEntity(name="Whitespace", kind="organisation", mentions=[EntityMention(start=0, end=10, surface="Whitespace")])
+    isabel = DocumentEntity(name="Isabel", kind="person", mentions=[EntityMention(start=50, end=56, surface="Isabel")])
+    facts = [CandidateFact(text="Whitespace must precede the footnote reference.", start=0, end=47, entities=[0],
+                           kind=A, owner="Whitespace"),
+             CandidateFact(text="Isabel to review the agreement before the demo.", start=50, end=99, entities=[1],
+                           kind=A, owner="Isabel")]
+    document = ExtractedDocument(parsed=parsed, entities=[whitespace, isabel], facts=facts)
+    _drop_entities(document, {0: None, 1: None})
+    assert [(f.text[:10], f.kind, f.owner) for f in document.facts] == [("Isabel to ", A, "Isabel")]
