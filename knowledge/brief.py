@@ -53,6 +53,10 @@ _FIRST_MATTERS = 4  # this many people and things rank with the focus areas' fir
 
 _LABEL = re.compile(r"^\W*(?:open\s+questions?|open\s+issues?|questions?|q|action(?:\s+items?)?|todo|"
                     r"decisions?|decided|agreed)\s*(?:\([^)]*\))?\s*[:\-–—]\s*", re.IGNORECASE)
+# The owner a list item's markup puts before the task ('[Hunter] ', '@ravi ', 'Mireille — ', 'Ravi: '):
+# the line names the owner already, in full.
+_OWNER_MARKUP = re.compile(r"^(?:\[(?P<bracketed>[^\]]{1,40})\]\s*:?|@(?P<handle>[\w.-]+)|"
+                           r"(?P<dashed>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,3})\s*(?:—|–|-|:))\s+")
 _ROLE = re.compile(
     r"\bI(?:'m|’m| am)\s+(?:the\s+|a\s+|an\s+)?(?P<role>[a-z][\w -]{1,40}?)\s+(?:at|of|for|with)\s+"
     r"(?P<org>[A-Z][\w&.'’-]*(?:\s+[A-Z][\w&.'’-]*){0,4})"
@@ -186,12 +190,26 @@ def why_it_matters(title: str, aliases: list[str], facts: list[str], max_words: 
     return None
 
 
+def _without_owner_markup(text: str, owner: str | None) -> str:
+    """'Teodoro — write the cutover playbook' → 'write the cutover playbook' when the line shows
+    Teodoro Villanueva as its owner; anything else stays as written."""
+    match = _OWNER_MARKUP.match(text)
+    if not match or not owner:
+        return text
+    named = (match.group("bracketed") or match.group("handle") or match.group("dashed")).lower().split()
+    rest = text[match.end():]
+    if named and named == owner.lower().split()[: len(named)] and rest:
+        return rest[0].upper() + rest[1:]
+    return text
+
+
 def _fact_line(fact: dict, section: str, line_chars: int) -> BriefLine:
     text = one_line(_LABEL.sub("", fact["text"]) or fact["text"], line_chars)
     if section == "decision":
         said = f"Decided ({_day(_when(fact))}): {text}"
     elif section == "action":
         owner = (fact.get("owner_page") or {}).get("title") or fact.get("owner")
+        text = _without_owner_markup(text, owner)
         due = fact.get("due")
         if due and fact.get("due_on") and not any(ch.isdigit() for ch in due):
             due = f"{due}, {_day(fact['due_on'])}"  # 'before Friday, 6 Mar 2026': counted from the document's date

@@ -202,3 +202,5 @@ def test_notes_at_the_top_of_the_upload_folder_bring_their_decisions_and_tasks_t
     assert "(2 Nov 2026)" in decided.text and decided.documents == ["2026-11-02-ops-sync.md"]
     retries = next(line for line in _lines(brief, "action") if "Add retries" in line.text)
     assert "Hunter Okafor" in retries.text and "5 Nov 2026" in retries.text and retries.sources
+    # the list's '[Hunter]' is not repeated after the owner the line names in full
+    assert "[Hunter]" not in retries.text and "Add retries" in retries.text
