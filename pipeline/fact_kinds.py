@@ -93,13 +93,14 @@ _NOT_OWNERS = {
 }
 
 _LABEL = re.compile(
-    r"^\W*(?P<label>decisions?|decided|agreed|resolved|resolutions?|outcome|"
+    r"^\W*(?P<label>decisions?|decided|agreed|resolved|resolutions?|outcome|out\s+of\s+scope|in\s+scope|"
     r"action(?:\s+items?)?|actions|ai|todo|to-?do|next\s+steps?|follow[- ]?ups?|"
     r"open\s+questions?|open\s+issues?|questions?|q|tbd|tbc)\s*(?:\((?P<who>[^)]{1,60})\))?\s*[:\-–—]\s*(?P<rest>.*)$",
     re.IGNORECASE | re.DOTALL,
 )
 _LABEL_KINDS = [
-    (re.compile(r"^(?:decisions?|decided|agreed|resolved|resolutions?|outcome)$", re.I), FactKind.DECISION),
+    (re.compile(r"^(?:decisions?|decided|agreed|resolved|resolutions?|outcome|out\s+of\s+scope|in\s+scope)$", re.I),
+     FactKind.DECISION),
     (re.compile(r"^(?:action(?:\s+items?)?|actions|ai|todo|to-?do|next\s+steps?|follow[- ]?ups?)$", re.I), FactKind.ACTION),
     (re.compile(r"^(?:open\s+questions?|open\s+issues?|questions?|q|tbd|tbc)$", re.I), FactKind.QUESTION),
 ]
@@ -123,7 +124,12 @@ _ASKS = re.compile(r"\?[\"'”’)\]]*\s*$")
 _DECISION_WORDS = (
     r"agreed|agrees|decided|decides|approved|approves|signed\s+off|signed(?!\s+(?:up|in|out|into)\b)|chose|"
     r"chosen|selected|settled\s+on|opted\s+(?:for|to)|resolved\s+to|committed\s+to|accepted|adopted|rejected|"
-    r"went\s+with|will\s+ship|shipped|finali[sz]ed"
+    r"went\s+with|will\s+ship|shipped|finali[sz]ed|ok'?d|okayed|green-?lit|signed\s+off\s+on|"
+    # work stopped or moved by someone's choice: 'paused until after peak', 'we're moving the beta to the 28th'
+    r"paused|postponed|cancell?ed|descoped|de-scoped|(?:is|are|was|were)\s+out\s+of\s+scope|"
+    r"(?:we're|we\s+are|we\s+have)\s+(?:moving|pushing|pulling)\s+\w+(?:\s+\w+){0,3}\s+(?:from|to|back|forward)|"
+    # a commitment not to: 'we still won't buy Onfleet for this'
+    r"we\s+(?:still\s+)?(?:won't|will\s+not|are\s+not\s+going\s+to|aren't\s+going\s+to)"
 )
 _DECISION = re.compile(rf"\b(?:{_DECISION_WORDS})\b", re.IGNORECASE)
 # Right before a decision word, a possibility or a condition: 'won't get rejected', 'may be accepted'.

@@ -216,3 +216,18 @@ def test_a_task_typed_on_a_name_that_is_dropped_is_a_statement_and_one_naming_no
     document = ExtractedDocument(parsed=parsed, entities=[whitespace, isabel], facts=facts)
     _drop_entities(document, {0: None, 1: None})
     assert [(f.text[:10], f.kind, f.owner) for f in document.facts] == [("Isabel to ", A, "Isabel")]
+
+
+@pytest.mark.parametrize(("sentence", "kind"), [
+    ("Driver app beta paused until after peak; no change.", D),
+    ("We still won't buy Onfleet for this.", D),
+    ("Heads up: we're moving the Heron beta from the 21st to the 28th.", D),
+    ("Adaeze ok'd a dedicated replica.", D),
+    ("Out of scope: route optimisation and driver app changes.", D),
+    ("Revenue dropped in October.", S),
+    ("The trailers were held at the gate for a day.", S),
+])
+def test_work_stopped_moved_or_ruled_out_is_a_decision(sentence, kind):
+    from pipeline.fact_kinds import classify_sentence
+
+    assert classify_sentence(sentence).kind is kind
