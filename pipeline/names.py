@@ -49,7 +49,7 @@ ORGANISATION_HEADS = frozenset({
     "banking", "capital", "finance", "financial", "investments", "securities", "holdings", "partners",
     "associates", "advisors", "advisers", "group", "ventures", "trust", "freight", "logistics", "shipping",
     "haulage", "hauliers", "haulers", "couriers", "trucking", "warehousing", "transport", "airlines", "airways",
-    "railways", "motors", "automotive", "energy", "power", "utilities",
+    "railways", "motors", "automotive", "energy", "power", "utilities", "renewables", "storage", "distribution",
     "mining", "steel", "chemicals", "pharmaceuticals", "pharma", "therapeutics", "biotech", "biosciences",
     "health", "healthcare", "medical", "foods", "beverages", "brewing", "brewery", "farms", "dairy",
     "hotels", "resorts", "restaurants", "media", "publishing", "press", "records", "studios", "pictures",
@@ -431,7 +431,12 @@ def distinctive_short_form(surface: str) -> str | None:
     """'Tidewater' for 'Tidewater Freight': a firm's one distinctive word when every other word is
     its trade; None when there is none or the word is everyday English ('United Airlines')."""
     words = surface.split()
-    if len(words) < 2 or not all(w.lower() in ORGANISATION_HEADS for w in words[1:]):
+    if len(words) < 2 or words[-1].lower() not in ORGANISATION_HEADS:
+        return None
+    # 'Pennine Distribution Networks', 'Brightwater Solar & Storage': between the name and the trade,
+    # trade words, everyday words that say what the firm does, or '&'
+    if not all(w.lower() in ORGANISATION_HEADS or w in ("&", "and") or (w[:1].isupper() and is_common_word(w))
+               for w in words[1:-1]):
         return None
     first = words[0]
     if not first[:1].isupper() or is_common_word(first) or first.lower() in ORGANISATION_HEADS:

@@ -204,6 +204,11 @@ def test_an_everyday_word_is_never_a_firms_short_name():
     assert distinctive_short_form("Saltmarsh Freight") == "Saltmarsh"
     assert distinctive_short_form("United Airlines") is None  # 'United' alone names many things
     assert distinctive_short_form("Boston Celtics") is None  # 'Celtics' is not a trade
+    # words that say what the firm does may stand between its name and its trade
+    assert distinctive_short_form("Pennine Distribution Networks") == "Pennine"
+    assert distinctive_short_form("Brightwater Solar & Storage") == "Brightwater"
+    assert distinctive_short_form("Bank of America") is None
+    assert distinctive_short_form("Northern Clean Growth Fund") is None
 
 
 def test_the_lower_case_court_of_a_document_is_its_own_court_too():
