@@ -418,6 +418,7 @@ def _agree_on_kinds(documents: list[ExtractedDocument], chances: dict[int, dict[
     _name_projects_by_their_code_names(documents)
     _read_first_names_as_people(documents)
     _read_certain_firms_as_firms(documents)
+    _read_lone_words_as_projects(documents)
     by_name: dict[str, list[DocumentEntity]] = {}
     # id(entity) -> the kind its own note's usage gives: 'the pack in X', 'X webhooks', a list of tools
     evidenced: dict[int, PageKind] = dict(listed or {})
@@ -461,6 +462,28 @@ def _name_projects_by_their_code_names(documents: list[ExtractedDocument]) -> No
             if (entity.kind in AGREEING_KINDS and not entity.kind_certain
                     and normalise_name(entity.name) in code_names):
                 entity.kind = PageKind.PROJECT
+
+
+def _read_lone_words_as_projects(documents: list[ExtractedDocument]) -> None:
+    """'Kestrel' read as a person in six notes and as a project in one ('the Kestrel project
+    budget'), where no one in the batch is called Kestrel anything and the nickname data knows no
+    given name Kestrel: the word names the project in the others too. (A firm read as a person,
+    'Kelbrook sent two CVs', is left to the batch's agreement on kinds.)"""
+    people_words = {w for document in documents for entity in document.entities
+                    if entity.kind is PageKind.PERSON and len(entity.name.split()) > 1
+                    for w in normalise_name(entity.name).split()}
+    readings: dict[str, Counter] = {}
+    for document in documents:
+        for entity in document.entities:
+            key = normalise_name(entity.name)
+            if len(key.split()) == 1 and entity.kind is PageKind.PROJECT:
+                readings.setdefault(key, Counter())[entity.kind] += 1
+    for document in documents:
+        for entity in document.entities:
+            key = normalise_name(entity.name)
+            if (entity.kind is PageKind.PERSON and not entity.kind_certain and key in readings
+                    and key not in people_words and not is_given_name(key)):
+                entity.kind = readings[key].most_common(1)[0][0]
 
 
 def _read_certain_firms_as_firms(documents: list[ExtractedDocument]) -> None:

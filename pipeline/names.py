@@ -449,12 +449,19 @@ _PROJECT_WORDS = re.compile(r"^(?:[Tt]he\s+)?Project\s+(?P<after>\S.*)$|^(?:[Tt]
 
 
 def project_short_form(name: str) -> str | None:
-    """'Heron' for 'Project Heron' or 'the Heron project': the code name a team says alone."""
+    """'Heron' for 'Project Heron' or 'the Heron project', 'Kestrel' for 'Kestrel Wind Farm': the
+    code name a team says alone. A name whose first word is everyday English ('Green Line
+    Extension') or a given name has none of the second kind."""
     match = _PROJECT_WORDS.match(name.strip())
-    if not match:
-        return None
-    short = (match.group("after") or match.group("before")).strip()
-    return short if short[:1].isupper() else None
+    if match:
+        short = (match.group("after") or match.group("before")).strip()
+        return short if short[:1].isupper() else None
+    words = name.split()
+    if (len(words) >= 2 and words[0][:1].isupper() and words[0].isalpha() and not is_common_word(words[0])
+            and not is_given_name(words[0].lower())
+            and all(w in ("&", "and") or (w[:1].isupper() and is_common_word(w)) for w in words[1:])):
+        return words[0]
+    return None
 
 
 def _looks_plural(word: str) -> bool:
