@@ -47,6 +47,7 @@ from pipeline.header_facts import dated_facts, non_name_spans
 from pipeline.header_people import read_header
 from pipeline.coreference import join_office_to_holder, join_organisation_names, join_person_names, title_words
 from pipeline.kind_model import _drop_entities, type_entities
+from pipeline.note_sections import section_breaks
 from pipeline.speakers import attach_labels, read_meeting_notes, resolved_label_spans, works_at_pairs
 from pipeline.tool_candidates import shape_candidates
 from pipeline.units import is_salutation, split_into_units, unit_breaks
@@ -652,7 +653,7 @@ def build_extracted(
         spans.extend((s, e, index) for s, e in first_person)
 
     spans.sort()
-    sentences = split_into_units(text, sentences, unit_breaks(text))
+    sentences = split_into_units(text, sentences, sorted({*unit_breaks(text), *section_breaks(text)}))
     facts: list[CandidateFact] = []
     max_chars = get_settings().max_fact_chars
     position = 0

@@ -193,7 +193,7 @@ _MODAL = (r"(?:will|shall|'ll|’ll|is\s+going\s+to|are\s+going\s+to|am\s+going\
 _ACTOR_WILL = re.compile(rf"{_CLAUSE}{_SUBJECT}(?:\s+|(?=['’]ll)){_MODAL}\s+(?!have\b)\w")
 # "Marta joined the call and will send the notes": the sentence's subject does the later verb.
 _SUBJECT_WILL_LATER = re.compile(rf"^\W*{_SUBJECT}\s[^;:?]*?(?:,\s*|\s)and\s+(?:then\s+)?{_MODAL}\s+\w")
-_ACTOR_TO = re.compile(rf"^\W*{_SUBJECT}\s+to\s+[a-z]")  # minutes: "Priya to send the deck"
+_ACTOR_TO = re.compile(rf"^\W*{_SUBJECT}(?:\s+(?:and|&|\+)\s+{_NAME})?\s+to\s+[a-z]")  # minutes: "Priya (and Tom) to send the deck"
 _ASKED = re.compile(
     rf"\b(?:asked|told|requested|reminded|invited|tasked)\s+(?P<owner>{_NAME}|us|me)\s+(?:for|to|with)\b"
 )
@@ -334,7 +334,7 @@ def _a_name(owner: str) -> bool:
 def _person_named(owner: str, entities: list[DocumentEntity]) -> str | None:
     """The one person of the document the owner's words name ('Hunter' → 'Hunter Okafor'), if exactly one."""
     words = owner.lower().split()
-    found = {e.name for e in entities if e.kind is PageKind.PERSON
+    found = {e.name for e in entities if e.kind is PageKind.PERSON and len(e.name.split()) > len(words)
              and any(form.lower().split()[: len(words)] == words for form in (e.name, *e.aliases))}
     return found.pop() if len(found) == 1 else None
 
@@ -458,10 +458,10 @@ def type_facts(
             # a mail's 'Could you …?' is asked of its addressee, its 'I'll send …' is its sender's
             writer = _mail_person(text, entities, "to" if owner == "you" else "from")
             owner, known = (writer, True) if writer else (None if owner == "you" else owner, False)
-        if owner and not known and owner not in ("we", "I"):
+        if owner and owner not in ("we", "I") and (not known or len(owner.split()) == 1):
             named_so = _person_named(owner, entities)
             if named_so:
-                owner, known = named_so, True  # '[Hunter]' where no mention was read: the document's Hunter Okafor
+                owner, known = named_so, True  # '[Hunter]' where no mention (or only 'Hunter') was read: Hunter Okafor
         listed = typing.marked or kind_at(at, sections) is not None  # under a heading that types it
         if owner and not known and typing.from_list and not typing.marked and not _a_name(owner):
             owner = None  # 'Training — start earlier', '… (DPIA)' under 'Actions': a topic or a tag, nobody's name

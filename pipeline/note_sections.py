@@ -173,6 +173,18 @@ def _heading_is_markup(line: str) -> bool:
     return bool(_MARKDOWN_HEADING.match(line) or _BOLD_LINE.match(line))
 
 
+def section_breaks(text: str) -> list[int]:
+    """Where no sentence may run on: the edges of a typed section's heading and of each of its item
+    lines ('ACTIONS' / 'Hunter - handover by 13 Nov.' / 'Hunter - write up …' are three units,
+    however the sentence splitter reads 'Nov.')."""
+    breaks: set[int] = set()
+    for section in section_kinds(text):
+        breaks.update((section.heading_start, section.start))
+        for start, end in section.items:
+            breaks.update((start, end))
+    return sorted(breaks)
+
+
 def is_section_heading(offset: int, sections: list[Section]) -> bool:
     """Whether `offset` is on the heading line of a typed section ('Agreed in the session:')."""
     return any(s.heading_start <= offset < s.start for s in sections)

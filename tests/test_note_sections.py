@@ -231,3 +231,20 @@ def test_work_stopped_moved_or_ruled_out_is_a_decision(sentence, kind):
     from pipeline.fact_kinds import classify_sentence
 
     assert classify_sentence(sentence).kind is kind
+
+
+def test_each_line_of_a_plain_text_action_list_is_a_task_of_its_own():
+    text = (
+        "1:1 notes\nWed 4 Nov 2026, 30 min\n\nAttendees: Rose Adeyemi, Hunter Okafor\n\n"
+        "ACTIONS\n"
+        "Hunter - one-page handover of the Airflow DAGs and dbt project, by 13 Nov.\n"
+        "Hunter - write up the read-replica proposal with Kofi.\n"
+        "Rose and Grace Mwangi to share a weekly status with the client.\n"
+    )
+    facts = _facts(text)
+    handover = _fact(facts, "Hunter - one-page handover")
+    assert (handover.kind, handover.owner, handover.due_on) == (A, "Hunter Okafor", date(2026, 11, 13))
+    assert handover.text.endswith("by 13 Nov.")  # not glued to the next line ('Nov.' is no sentence end to spaCy)
+    assert _fact(facts, "Hunter - write up").kind is A
+    status = _fact(facts, "Rose and Grace Mwangi to share")
+    assert (status.kind, status.owner) == (A, "Rose Adeyemi")
