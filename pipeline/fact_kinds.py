@@ -352,6 +352,8 @@ def _mail_person(text: str, entities: list[DocumentEntity], field: str) -> str |
     return found.pop() if len(found) == 1 else None
 
 
+_DATE_LABEL = re.compile(rf"^(?P<date>{_ORDINAL}\s+{_MONTH}\.?(?:\s+\d{{4}})?|{_MONTH}\.?\s+{_ORDINAL}(?:,?\s+\d{{4}})?|"
+                         r"\d{4}-\d{2}-\d{2})\s*(?::|—|–|-)\s+", re.IGNORECASE)
 _CHECKBOX = re.compile(r"^\[(?P<ticked>[ xX✓✔]|(?i:done|closed|complete|completed))\]\s*")  # '[ ] Send', '[x] Book', '[DONE] …'
 _DONE_CELL = re.compile(r"^(?:done|closed|complete|completed|finished|resolved|✓|✔|✅)\.?$", re.IGNORECASE)
 
@@ -404,9 +406,12 @@ def _in_its_section(typing: FactTyping, item: str, start: int, text: str,
         if box and box.group("ticked") != " ":
             return FactTyping(FactKind.STATEMENT, done=True)  # ticked off
         skip = box.end() if box else 0
+        dated = _DATE_LABEL.match(item[skip:])  # a milestone: '25 Sep: staging models merged'
+        due = typing.due or (dated.group("date") if dated else None)
         listed = listed_owner(item[skip:])
         if listed is not None:
-            return FactTyping(kind, listed.name, skip + listed.at, typing.due, marked=listed.marked, from_list=True)
+            return FactTyping(kind, listed.name, skip + listed.at, due, marked=listed.marked, from_list=True)
+        return FactTyping(kind, typing.owner, typing.owner_at, due)
     return FactTyping(kind, typing.owner, typing.owner_at, typing.due)
 
 

@@ -41,7 +41,8 @@ _MODIFIERS = (r"(?:(?:agreed|new|open|key|our|my|the|immediate|proposed|planned|
               r"next(?:\s+period|\s+week'?s?|\s+month'?s?)?|this\s+week'?s?|follow[- ]?up|team|board|meeting|sprint)\s+){0,2}")
 _ACTION_HEADING = re.compile(
     rf"^{_MODIFIERS}(?:action(?:\s+(?:items?|points?|list|log|register))?|actions|ais|to-?dos?|todo\s+list|"
-    r"next\s+steps?|follow[- ]?ups?|tasks|assignments|who(?:'s|’s|\s+is)?\s+doing\s+what|who\s+does\s+what)$",
+    r"next\s+steps?|follow[- ]?ups?|tasks|assignments|who(?:'s|’s|\s+is)?\s+doing\s+what|who\s+does\s+what|"
+    r"milestones|deadlines)$",
     re.IGNORECASE,
 )
 # 'Next' alone heads a list of tasks only as a notes line ('Next', 'Next:'), not as a document's section title.

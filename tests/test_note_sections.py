@@ -248,3 +248,13 @@ def test_each_line_of_a_plain_text_action_list_is_a_task_of_its_own():
     assert _fact(facts, "Hunter - write up").kind is A
     status = _fact(facts, "Rose and Grace Mwangi to share")
     assert (status.kind, status.owner) == (A, "Rose Adeyemi")
+
+
+def test_milestones_are_dated_tasks():
+    text = ("# Project Lantern — kickoff\n\n**Milestones**\n- 25 Sep: staging + intermediate models merged\n"
+            "- 9 Oct: first score in Looker for the two pilot accounts\n\nDiscussion in Slack, tracking in Jira.\n")
+    facts = _facts(text, key="2026-09-14-lantern-kickoff.md")
+    first = _fact(facts, "25 Sep: staging")
+    assert (first.kind, first.due_on) == (A, date(2026, 9, 25))
+    assert _fact(facts, "9 Oct: first score").due_on == date(2026, 10, 9)
+    assert not any(t.startswith("Discussion in Slack") and f.kind is A for t, f in facts.items())
