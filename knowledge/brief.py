@@ -418,6 +418,8 @@ def _pack(candidates: list[_Candidate], budget: int, chars_per_token: float) -> 
 def _omitted(left_out: list[_Candidate]) -> list[str]:
     """'2 decisions and 3 open items of harbour-pitch.' — what did not fit, in sentences."""
     counts: dict[tuple[str | None, str], int] = {}
+    if any(c.omitted_as == _LOOSE_HEADING for c in left_out):  # the area is left out whole: name it once
+        left_out = [c for c in left_out if c.area != LOOSE_AREA or c.omitted_as == _LOOSE_HEADING]
     for c in left_out:
         counts[(c.area if c.omitted_as != "focus area" else None, c.omitted_as)] = \
             counts.get((c.area if c.omitted_as != "focus area" else None, c.omitted_as), 0) + 1
@@ -428,7 +430,7 @@ def _omitted(left_out: list[_Candidate]) -> list[str]:
     areas: dict[str | None, list[str]] = {}
     for (area, what), n in counts.items():
         if what == _LOOSE_HEADING:
-            areas.setdefault(None, []).append(LOOSE_AREA)  # its items are counted under it
+            areas.setdefault(None, []).append("the notes outside a focus folder")
             continue
         areas.setdefault(area, []).append(f"{n} {what if n == 1 and what != 'person or thing' else plural[what]}")
     sentences = []
@@ -448,10 +450,13 @@ def render_brief(material: dict, settings: Settings | None = None) -> BriefView:
 
     packed = _pack(_candidates(material, settings), settings.brief_token_budget, settings.chars_per_token)
     view = _written(packed, version, settings)
-    while view.estimated_tokens > settings.brief_token_budget and packed.lines:
-        # the sentence saying what was left out grew past the reserve: leave out one more line
+    while view.estimated_tokens > settings.brief_token_budget:
+        # the sentence saying what was left out grew past the reserve: leave out one more line (never who you are)
         needed = {c.needs for c in packed.lines}
-        last = max((c for c in packed.lines if c.order not in needed), key=lambda c: (c.rank, c.order))
+        spare = [c for c in packed.lines if c.order not in needed and c.rank != _RANK_YOU]
+        if not spare:
+            break
+        last = max(spare, key=lambda c: (c.rank, c.order))
         packed.lines.remove(last)
         packed.left_out.append(last)
         view = _written(packed, version, settings)

@@ -124,12 +124,15 @@ _ASKS = re.compile(r"\?[\"'”’)\]]*\s*$")
 _DECISION_WORDS = (
     r"agreed|agrees|decided|decides|approved|approves|signed\s+off|signed(?!\s+(?:up|in|out|into)\b)|chose|"
     r"chosen|selected|settled\s+on|opted\s+(?:for|to)|resolved\s+to|committed\s+to|accepted|adopted|rejected|"
-    r"went\s+with|will\s+ship|shipped|finali[sz]ed|ok'?d|okayed|green-?lit|signed\s+off\s+on|"
-    # work stopped or moved by someone's choice: 'paused until after peak', 'we're moving the beta to the 28th'
-    r"paused|postponed|cancell?ed|descoped|de-scoped|(?:is|are|was|were)\s+out\s+of\s+scope|"
-    r"(?:we're|we\s+are|we\s+have)\s+(?:moving|pushing|pulling)\s+\w+(?:\s+\w+){0,3}\s+(?:from|to|back|forward)|"
-    # a commitment not to: 'we still won't buy Onfleet for this'
-    r"we\s+(?:still\s+)?(?:won't|will\s+not|are\s+not\s+going\s+to|aren't\s+going\s+to)"
+    r"went\s+with|will\s+ship|shipped|finali[sz]ed|ok'?d|okayed|green-?lit|signed\s+off\s+on|descoped|de-scoped|"
+    # work stopped or moved to a later time by someone's choice: 'paused until after peak', 'postponed to
+    # March', 'we're moving the beta from the 21st to the 28th' (not 'the game was postponed due to rain')
+    r"(?:paused|postponed|deferred|pushed\s+back)\s+(?:until|till|to|into)\b|(?:is|are|was|were)\s+out\s+of\s+scope|"
+    r"(?:we're|we\s+are)\s+(?:moving|pushing)\s+(?:\w+\s+){1,4}?(?:from\s+(?:\w+\s+){1,3}?)?to\s+(?:the\s+)?"
+    rf"(?:\d+\w*|{_MONTH}|{_WEEKDAY}|next\s+(?:week|month|quarter|year|sprint|release))|"
+    # a commitment not to: 'we still won't buy Onfleet for this' (not 'we won't know until Friday')
+    r"we\s+(?:still\s+)?(?:won't|will\s+not|are\s+not\s+going\s+to|aren't\s+going\s+to)\s+"
+    r"(?:buy|use|renew|support|ship|build|adopt|hire|sign|extend|pursue|proceed|offer|migrate|switch|go\s+ahead)\b"
 )
 _DECISION = re.compile(rf"\b(?:{_DECISION_WORDS})\b", re.IGNORECASE)
 # Right before a decision word, a possibility or a condition: 'won't get rejected', 'may be accepted'.
@@ -193,7 +196,7 @@ _MODAL = (r"(?:will|shall|'ll|’ll|is\s+going\s+to|are\s+going\s+to|am\s+going\
 _ACTOR_WILL = re.compile(rf"{_CLAUSE}{_SUBJECT}(?:\s+|(?=['’]ll)){_MODAL}\s+(?!have\b)\w")
 # "Marta joined the call and will send the notes": the sentence's subject does the later verb.
 _SUBJECT_WILL_LATER = re.compile(rf"^\W*{_SUBJECT}\s[^;:?]*?(?:,\s*|\s)and\s+(?:then\s+)?{_MODAL}\s+\w")
-_ACTOR_TO = re.compile(rf"^\W*{_SUBJECT}(?:\s+(?:and|&|\+)\s+{_NAME})?\s+to\s+[a-z]")  # minutes: "Priya (and Tom) to send the deck"
+_ACTOR_TO = re.compile(rf"^\W*{_SUBJECT}\s+to\s+[a-z]")  # minutes: "Priya to send the deck"
 _ASKED = re.compile(
     rf"\b(?:asked|told|requested|reminded|invited|tasked)\s+(?P<owner>{_NAME}|us|me)\s+(?:for|to|with)\b"
 )
@@ -318,12 +321,16 @@ def _one_line(text: str, limit: int) -> str:
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 
+_NOTE_LABELS = {"nb", "fyi", "tbc", "tbd", "eod", "eow", "eta", "ps", "re", "fw", "fwd", "note", "update", "info",
+                "ok", "wip", "asap", "rsvp", "faq", "aob", "tl;dr", "tldr"}
+
+
 def _a_name(owner: str) -> bool:
     """Whether a word a list's dash or parenthesis sets apart can be someone's name: a given name
     ('Rose — brief Bill'), initials ('JF: share the ERD') or a capitalised word that is no everyday
     word; not a tag ('P1', 'Q3', 'DPIA') nor a topic ('Training — start earlier')."""
     words = owner.split()
-    if any(ch.isdigit() for ch in owner):
+    if any(ch.isdigit() for ch in owner) or owner.lower() in _NOTE_LABELS:
         return False
     if len(words) == 1 and owner.isupper():
         return 2 <= len(owner) <= 3  # initials, not an acronym such as DPIA
@@ -352,6 +359,7 @@ def _mail_person(text: str, entities: list[DocumentEntity], field: str) -> str |
     return found.pop() if len(found) == 1 else None
 
 
+_CLOCK = re.compile(r"\b\d{1,2}[:.]\d{2}\b")
 _DATE_LABEL = re.compile(rf"^(?P<date>{_ORDINAL}\s+{_MONTH}\.?(?:\s+\d{{4}})?|{_MONTH}\.?\s+{_ORDINAL}(?:,?\s+\d{{4}})?|"
                          r"\d{4}-\d{2}-\d{2})\s*(?::|—|–|-)\s+", re.IGNORECASE)
 _CHECKBOX = re.compile(r"^\[(?P<ticked>[ xX✓✔]|(?i:done|closed|complete|completed))\]\s*")  # '[ ] Send', '[x] Book', '[DONE] …'
@@ -392,6 +400,8 @@ def _in_its_section(typing: FactTyping, item: str, start: int, text: str,
     row = next((r for r in rows if r.span[0] <= start < r.span[1]), None)
     if row is not None and typing.kind in (FactKind.STATEMENT, FactKind.ACTION):
         due = text[row.due[0] : row.due[1]] if row.due else None
+        if due and _CLOCK.search(due):
+            return typing  # an agenda's '09:00 | Priya Shah | Welcome': a time slot, no task
         status = text[row.status[0] : row.status[1]] if row.status else ""
         if (due and _DONE_CELL.match(due.strip())) or _DONE_CELL.match(status.strip()):
             return FactTyping(FactKind.STATEMENT, done=True)
@@ -441,7 +451,7 @@ def type_facts(
             typing = FactTyping(FactKind.STATEMENT)  # 'Agreed in the session:', '| Action | Owner | Due |'
         else:
             typing = classify_sentence(sentence.strip())
-            if not is_heading(sentence.strip()):
+            if not is_heading(sentence.strip()) or kind_at(at, sections) is not None:  # 'Budget for Q3' as an item
                 typing = _in_its_section(typing, sentence.strip(), at, text, sections, rows)
         if not named and typing.kind is FactKind.STATEMENT and not typing.done:
             continue

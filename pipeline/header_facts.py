@@ -217,6 +217,9 @@ def decision_date(sentence: str, due: str | None, base: datetime) -> date | None
     return None
 
 
+_PAST_DATE_LABEL = CALENDAR_DATE  # a bare date as a task's due date; resolve_due gives None for one before the document
+
+
 def dated_facts(
     text: str, title: str, facts: list[CandidateFact], entities: list[DocumentEntity], now: datetime,
     file_name: str = "",
@@ -244,5 +247,9 @@ def dated_facts(
         if fact.kind is FactKind.DECISION:  # 'On 12 March the board approved the budget'
             stated = decision_date(fact.text, fact.due, datetime.combine(stated, datetime.min.time()) if stated else now) or stated
         due_on = resolve_due(fact.due, stated or now.date()) if fact.due else None
+        if fact.kind is FactKind.ACTION and fact.due and due_on is None and _PAST_DATE_LABEL.fullmatch(fact.due.strip()):
+            # '12 March 2004: the company listed on NASDAQ': a dated record of the past, no task
+            out.append(fact.model_copy(update={"stated_on": stated, "kind": FactKind.STATEMENT, "owner": None, "due": None}))
+            continue
         out.append(fact.model_copy(update={"stated_on": stated, "due_on": due_on}))
     return sorted(out, key=lambda f: f.start)

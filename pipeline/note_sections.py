@@ -133,10 +133,15 @@ def _section_items(lines: list[tuple[int, str]], first: int, plain_lines: bool) 
     of the block right below it; the first other line (prose, a closing, a quoted mail) ends it."""
     items: list[Span] = []
     in_first_block, seen = True, False
-    for start, line in lines[first:]:
+    for index in range(first, len(lines)):
+        start, line = lines[index]
         if not line.strip():
             in_first_block = not seen
             continue
+        before = lines[index - 1][1] if index else ""
+        after = lines[index + 1][1] if index + 1 < len(lines) else ""
+        if _heading_title(line, before, after) and not _is_list_line(line):
+            return start, items  # the next heading ('DECISIONS', 'Decisions:', '## Risks') starts its own section
         if _is_list_line(line) or (plain_lines and in_first_block and not line.lstrip().startswith(">")):
             items.append((start, start + len(line)))
             seen = True
@@ -254,8 +259,9 @@ def listed_owner(item: str) -> ListedOwner | None:
 
 
 _OWNER_COLUMNS = {"owner", "owners", "who", "assignee", "assigned to", "responsible", "lead", "by whom", "person"}
-_DUE_COLUMNS = {"due", "due date", "deadline", "by", "by when", "target", "target date", "date"}
-_ACTION_COLUMNS = {"action", "actions", "task", "tasks", "action item", "action items", "next step", "next steps", "todo"}
+_DUE_COLUMNS = {"due", "due date", "deadline", "by", "by when", "when", "target", "target date", "date"}
+_ACTION_COLUMNS = {"action", "actions", "task", "tasks", "action item", "action items", "next step", "next steps", "todo",
+                   "what", "item", "description"}
 # a decision log or an agenda has an owner column too; its rows are no tasks
 _NOT_ACTION_COLUMNS = {"decision", "decisions", "decided", "outcome", "agenda", "topic", "time"}
 _STATUS_COLUMNS = {"status", "state", "done", "progress"}

@@ -66,10 +66,13 @@ def first_calendar_date(text: str, base: datetime) -> date | None:
 
 
 # A date in a file name, as people name notes: '2026-11-02-weekly-sync.md', 'minutes_20261102.txt'.
-_FILE_NAME_DATE = re.compile(r"(?<![\dvV.])((?:19|20)\d\d)([-_]?)(0[1-9]|1[0-2])\2(0[1-9]|[12]\d|3[01])(?![\d.]\d)")
+_FILE_NAME_DATE = re.compile(r"(?<![\dvV.])((?:19|20)\d\d)([-_.]?)(0[1-9]|1[0-2])\2(0[1-9]|[12]\d|3[01])(?!\d)")
 _DATED_SENTENCE_MAX_WORDS = 6
+_LIST_ITEM = re.compile(r"^(?:[-*+•]|\d{1,3}[.)])\s+")
 _FIELD_NAME = re.compile(r"^[*_]*([A-Za-z][A-Za-z ()-]{0,30}?)[*_]*\s*:")
-_DATE_FIELD_WORDS = re.compile(r"\b(?:date|dated|when|day|held|written|updated|created|incident)\b", re.IGNORECASE)
+# a field naming a date the document looks to, not its own: 'Deadline: 30 Nov', 'Next meeting: 9 Nov'
+_OTHER_DATE_FIELDS = re.compile(r"\b(?:deadline|due|next|until|expir\w*|target|follow[- ]?up|review\s+by|launch|go[- ]live)\b",
+                                re.IGNORECASE)
 
 
 def opening_date(text: str, base: datetime, max_lines: int, max_words: int) -> date | None:
@@ -78,8 +81,10 @@ def opening_date(text: str, base: datetime, max_lines: int, max_words: int) -> d
     10 Nov 2026'). Lines of prose longer than `max_words` are passed over."""
     lines = [line.strip() for line in text.splitlines() if line.strip()][:max_lines]
     for line in lines:
+        if _LIST_ITEM.match(line):
+            continue  # '- 12 March 2004: the company listed': an item's date, not the document's
         field = _FIELD_NAME.match(line)
-        if field and not _DATE_FIELD_WORDS.search(field.group(1)):
+        if field and _OTHER_DATE_FIELDS.search(field.group(1)):
             continue  # 'Deadline: 30 Nov', 'Next meeting: 9 Nov': a date the document names, not its own
         if line.endswith(".") and len(line.split()) > _DATED_SENTENCE_MAX_WORDS:
             continue  # 'Next meeting is on 9 Nov in the usual room.': a sentence naming a date, not a date line

@@ -87,9 +87,10 @@ RETURN focus.slug AS slug, focus.title AS title, 'focus' AS kind, members, membe
 """
 
 # Documents at the top of the upload folder belong to no focus area: their decisions, actions and
-# open questions (the facts that name a page) are read as one more area, with the pages they mention most.
+# open questions (the facts that name a page and no focus area lists) are read as one more area,
+# with the pages they mention most. Submissions are not notes of the folder.
 LOOSE_MATERIAL = """
-MATCH (s:Source {owner: $owner, status: 'ingested'})
+MATCH (s:Source {owner: $owner, status: 'ingested', kind: 'document'})
 WHERE s.focus IS NULL AND ($visible IS NULL OR EXISTS { (s)-[:MENTIONS]->(p:Page) WHERE p.slug IN $visible })
 WITH count(s) AS source_count, max(s.ingested_at) AS last_activity, collect(s) AS sources
 WHERE source_count > 0
@@ -104,6 +105,9 @@ CALL (sources) {
   UNWIND sources AS s
   MATCH (s)<-[:FROM]-(f:Fact)
   WHERE coalesce(f.kind, 'statement') <> 'statement'
+    // a fact a focus area lists already (from one of its documents, or about it) is not listed twice
+    AND NOT EXISTS { (f)-[:FROM]->(o:Source {status: 'ingested'}) WHERE o.focus IS NOT NULL }
+    AND NOT EXISTS { (f)-[:ABOUT]->(:Page:Focus) }
 """ + _FACT_ROWS + """}
 WITH source_count, last_activity, members, member_count, collect(fact) AS typed
 RETURN null AS slug, null AS title, 'loose' AS kind, members, member_count, source_count, last_activity,
