@@ -148,7 +148,10 @@ _CONDITION = re.compile(r"^\W*(?:if|unless|whenever|in\s+case)\b", re.IGNORECASE
 #   after/as soon as only with a present or perfect verb, or a bare participle: "when the board approved
 #   the budget in March" reports a decision taken);
 _HYPOTHETICAL = re.compile(
-    r"\b(?:if|unless|whenever|in\s+case|provided\s+that)\b[^,;:]*"
+    # a condition runs on through what explains it and its lists: 'if the PEP is final, i.e. is either
+    # Accepted, Final, or Rejected'
+    r"\b(?:if|unless|whenever|in\s+case|provided\s+that)\b"
+    r"(?:[^,;:]|,\s*(?:i\.\s?e\.|e\.\s?g\.|or\b|and\b)|,(?=\s*[\w\"'’]+\s*,))*"
     r"|\b(?:once|when|after|as\s+soon\s+as)\s+(?:(?:[\w'’]+\s+){0,4}?(?:has|have|is|are|am|gets?|becomes?)\b"
     r"|[\w]+(?:'ve|’ve|'s|’s)\b|(?:[\w'’]+\s+){0,4}?(?:decides?|agrees?|approves?|chooses?|accepts?|rejects?|selects?)\b"
     r"|\w+ed\b)[^,;:]*",

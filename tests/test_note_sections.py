@@ -288,3 +288,12 @@ def test_an_outlook_mails_sent_line_dates_it_and_a_deadline_field_does_not():
     assert opening_date("From: Anna Berg\nSent: Monday, 2 November 2026 10:00\nTo: Tom Hale\n", now, 4, 20) == date(2026, 11, 2)
     assert opening_date("Project: Atlas\nDeadline: 30 Nov 2026\n", now, 4, 20) is None
     assert opening_date("Weekly sync\nNext meeting: 9 Nov\n", now, 4, 20) is None
+
+
+def test_a_decision_word_in_a_conditions_list_decides_nothing():
+    from pipeline.fact_kinds import classify_sentence
+
+    # a condition runs on through 'i.e.' and its list: the decision words in it decide nothing
+    guide = 'Only add this header if the older PEP is in "final" form, i.e. is either Accepted, Final, or Rejected.'
+    assert classify_sentence(guide).kind is S
+    assert classify_sentence("If it is late, the board rejected it last time.").kind is D
