@@ -17,6 +17,8 @@ from datetime import date, datetime, timedelta
 
 import dateparser
 
+from pipeline.units import is_list_item
+
 # An explicit calendar date: "14 April", "April 14, 2026", "07-Feb-2003", "2026-03-03", "3/14/2026".
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
           r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
@@ -68,7 +70,6 @@ def first_calendar_date(text: str, base: datetime) -> date | None:
 # A date in a file name, as people name notes: '2026-11-02-weekly-sync.md', 'minutes_20261102.txt'.
 _FILE_NAME_DATE = re.compile(r"(?<![\dvV.])((?:19|20)\d\d)([-_.]?)(0[1-9]|1[0-2])\2(0[1-9]|[12]\d|3[01])(?!\d)")
 _DATED_SENTENCE_MAX_WORDS = 6
-_LIST_ITEM = re.compile(r"^(?:[-*+•]|\d{1,3}[.)])\s+")
 _FIELD_NAME = re.compile(r"^[*_]*([A-Za-z][A-Za-z ()-]{0,30}?)[*_]*\s*:")
 # a field naming a date the document looks to, not its own: 'Deadline: 30 Nov', 'Next meeting: 9 Nov'
 _OTHER_DATE_FIELDS = re.compile(r"\b(?:deadline|due|next|until|expir\w*|target|follow[- ]?up|review\s+by|launch|go[- ]live)\b",
@@ -81,7 +82,7 @@ def opening_date(text: str, base: datetime, max_lines: int, max_words: int) -> d
     10 Nov 2026'). Lines of prose longer than `max_words` are passed over."""
     lines = [line.strip() for line in text.splitlines() if line.strip()][:max_lines]
     for line in lines:
-        if _LIST_ITEM.match(line):
+        if is_list_item(line):
             continue  # '- 12 March 2004: the company listed': an item's date, not the document's
         field = _FIELD_NAME.match(line)
         if field and _OTHER_DATE_FIELDS.search(field.group(1)):

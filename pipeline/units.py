@@ -50,6 +50,11 @@ def _is_structural(line: str) -> bool:
     )
 
 
+def is_list_item(line: str) -> bool:
+    """'- item', '* item', '1. item', '2) item': a line that is an item of a list."""
+    return bool(_LIST_ITEM.match(line.strip()))
+
+
 def is_salutation(line: str) -> bool:
     """Whether a line is only an email's greeting or closing ('Hi Maya,', 'Best,'): no fact."""
     stripped = line.strip()
