@@ -606,11 +606,13 @@ def build_extracted(
     header = read_header(text)
     notes = read_meeting_notes(text)  # attendee lists, tables and speaker labels, read by rule
     # a header's field names ('Post-History:', 'Python-Version:') are labels, never names of things
-    ruled = header.person_fields + notes.ruled + resolved_label_spans(text, notes) + non_name_spans(text)
+    listed_people = names.inverted_name_lines(text)  # 'London, Jack.' in a reading list
+    ruled = (header.person_fields + notes.ruled + resolved_label_spans(text, notes) + non_name_spans(text)
+             + listed_people)
     raw_entities = [r for r in raw_entities if not _overlaps_any(r[0], r[1], ruled)
                     and not names.is_countable_acronym(text[r[0]:r[1]], countable)]
     raw_entities = _refine_spans(text, raw_entities)
-    people = sorted(set(header.people) | set(notes.people))
+    people = sorted(set(header.people) | set(notes.people) | set(listed_people))
     groups = _group_mentions(text, raw_entities, people)
     candidates = shape_candidates(text, [r[:2] for r in raw_entities] + ruled, sentences)
     _add_candidates(text, groups, [c for c in candidates if not names.is_countable_acronym(text[c[0]:c[1]], countable)])

@@ -276,6 +276,23 @@ def is_inverted_name(surface: str) -> bool:
     return _inverted(surface) is not None
 
 
+_LINE = re.compile(r"^[ \t]*(.+?)\.?[ \t]*$", re.MULTILINE)
+
+
+def inverted_name_lines(text: str) -> list[tuple[int, int]]:
+    """The spans of lines that are one 'Surname, Given' name and nothing else ('London, Jack.'), as
+    reading lists, catalogues and exports write their people; the given name must be one the
+    nickname dataset knows, so 'Paris, France.' stays a place, and a mail's 'Best, Nada' is a closing."""
+    from pipeline.units import is_closing
+
+    spans: list[tuple[int, int]] = []
+    for line in _LINE.finditer(text):
+        match = _inverted(line.group(1))
+        if match and is_given_name(match.group(2).lower()) and not is_closing(match.group(1)):
+            spans.append((line.start(1), line.end(1)))
+    return spans
+
+
 @lru_cache(maxsize=65536)
 def name_key(surface: str, person: bool) -> str:
     """The key one name is compared by: honorifics off a person's name, legal forms off any other."""

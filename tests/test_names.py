@@ -319,6 +319,17 @@ def test_a_lone_surname_before_the_full_name_joins_it():
     assert _names(extracted)["Andy Warhol"] >= {"Andy Warhol", "Warhol"}
 
 
+def test_a_reading_list_names_its_authors_surname_first():
+    """'London, Jack.' on a line of its own (reading lists, catalogues, exports) is Jack London."""
+    resolved = _resolve("Jack London wrote about the Klondike gold rush.",
+                        "Books we recorded this year:\n\nLondon, Jack.\nWhite Fang\n\nTwain, Mark.\nRoughing It\n")
+    assert _page_of(resolved, 1, "Jack London") == _page_of(resolved, 0, "Jack London")
+    assert "Mark Twain" in _names(resolved[1].extracted)
+    listed = _extract("Who lives where:\n\nParis, France.\nBerlin, Germany.\n\nBest,\nThanks, Nada\n")
+    people = {e.name for e in listed.entities if e.kind is PageKind.PERSON}
+    assert not people & {"France Paris", "Germany Berlin", "Nada Thanks", "Thanks, Nada"}, people
+
+
 def test_a_span_in_lower_case_only_is_no_name():
     # seen on GUM: the model read 'Secretary deemed essential' as a person; the title came off,
     # and 'deemed essential' became a person's page
