@@ -84,6 +84,44 @@ def is_project_name(text: str, entity: DocumentEntity) -> bool:
     return any(next_word(text, m.end) == "project" and previous_word(text, m.start) == "the" for m in entity.mentions)
 
 
+# How a team speaks of its projects, read after a name: 'Lantern — phase 1 planning', 'Brightwater —
+# Project Status Report', 'the Heron kickoff', 'Kestrel stage 2'.
+_PROJECT_AFTER = re.compile(
+    r"[ \t]*(?:[—–:-][ \t]*)?(?:phase|stage)[ \t]+(?:\d+|[IVX]+|one|two|three)\b"
+    r"|[ \t]*[—–:-][ \t]*project\b"  # not 'the GoDoRP project': in technical text that is the software
+    r"|[ \t]+(?:kick-?off|go-live|milestones?)\b",
+    re.IGNORECASE)
+# A decision that approves it, written elliptically as a line's item: 'D1: Tidepool approved, 6 wks',
+# 'Decision: Lantern approved as an internal project' ('Congress approved the bill' is an act of Congress).
+_APPROVED_AFTER = re.compile(r"[ \t]+approved(?:[ \t]*[,.;]|[ \t]+as[ \t]+(?:an?[ \t]+)?(?:[\w-]+[ \t]+){0,2}project\b)",
+                             re.IGNORECASE)
+_LINE_ITEM_OPENING = re.compile(r"[ \t]*(?:[-*•]|\d+[.)])?[ \t]*(?:\**[A-Z][\w ]{0,20}:\**[ \t]*)?$")
+# The title a proposal or a charter gives the work it proposes: '# Proposal: Tidepool (cut spend …)'.
+_PROPOSAL_BEFORE = re.compile(r"(?:^|\n)[ \t#*]*(?:proposal|pitch|charter|project brief)[ \t]*:[ \t]*$", re.IGNORECASE)
+
+
+def spoken_of_as_a_project(text: str, start: int, end: int) -> bool:
+    """Whether one mention is used the way a team speaks of a project (see the patterns above)."""
+    if _PROJECT_AFTER.match(text, end):
+        return True
+    line_start = text.rfind("\n", 0, start) + 1
+    if _APPROVED_AFTER.match(text, end) and _LINE_ITEM_OPENING.fullmatch(text, line_start, start):
+        return True
+    return bool(_PROPOSAL_BEFORE.search(text, max(0, line_start - 1), start))
+
+
+def _project_cue_share(text: str, entity: DocumentEntity) -> float:
+    return _cue_share(text, entity, lambda s, e: spoken_of_as_a_project(text, s, e))
+
+
+def _may_be_a_project(entity: DocumentEntity) -> bool:
+    """A project's code name is no known product and no person's full or given name."""
+    if entity.kind_certain or is_known_name(entity.name):
+        return False
+    words = entity.name.split()
+    return not (entity.kind is PageKind.PERSON and (len(words) > 1 or is_given_name(normalise_name(entity.name))))
+
+
 # A field whose values are projects: 'PROGRAMMES: DRIFTWOOD, MARLIN, LODESTAR', '**Workstreams:** …'.
 _PROJECT_FIELD = re.compile(r"[ \t>*_#-]*(?:projects?|programmes?|programs?|workstreams?|initiatives?)[*_]*[ \t]*:",
                             re.IGNORECASE)
@@ -316,6 +354,8 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
             # 'Project Lantern' and a projects field are rules, like a header's field: other notes follow them;
             # 'the Maven project' (in SoftNER's questions, the software) is only usage
             kind, entity.kind_certain = PageKind.PROJECT, by_rule
+        elif _may_be_a_project(entity) and _project_cue_share(text, entity) >= settings.kind_project_cue_share:
+            kind = PageKind.PROJECT  # 'Lantern — phase 1 planning', 'D1: Tidepool approved, 6 wks'
         elif _named_by_an_email_domain(text, entity):
             kind, entity.kind_certain = PageKind.ORGANISATION, True  # 'farah@corvane.example': Corvane is her firm
         elif _partners_name(entity):
@@ -422,13 +462,16 @@ def _agree_on_kinds(documents: list[ExtractedDocument], chances: dict[int, dict[
     by_name: dict[str, list[DocumentEntity]] = {}
     # id(entity) -> the kind its own note's usage gives: 'the pack in X', 'X webhooks', a list of tools
     evidenced: dict[int, PageKind] = dict(listed or {})
-    share = get_settings().kind_tool_cue_share
+    share, project_share = get_settings().kind_tool_cue_share, get_settings().kind_project_cue_share
     for document in documents:
         for entity in document.entities:
             if entity.kind in AGREEING_KINDS:
                 by_name.setdefault(normalise_name(entity.name), []).append(entity)
                 if entity.kind is PageKind.TOOL and _strong_tool_cue_share(document.parsed.text, entity) >= share:
                     evidenced[id(entity)] = PageKind.TOOL
+                if (entity.kind is PageKind.PROJECT and _may_be_a_project(entity)
+                        and _project_cue_share(document.parsed.text, entity) >= project_share):
+                    evidenced[id(entity)] = PageKind.PROJECT
                 if entity.kind_certain and _a_brands_product(entity.name):  # 'Teams' in one note, 'Microsoft Teams' in another
                     by_name.setdefault(normalise_name(entity.name.split()[-1]), []).append(entity)
     for group in by_name.values():
@@ -437,7 +480,9 @@ def _agree_on_kinds(documents: list[ExtractedDocument], chances: dict[int, dict[
         certain = [entity.kind for entity in group if entity.kind_certain]
         if certain:
             kind = Counter(certain).most_common(1)[0][0]
-        elif len(used := {evidenced[id(entity)] for entity in group if id(entity) in evidenced}) == 1:
+        elif PageKind.PROJECT in (used := {evidenced[id(entity)] for entity in group if id(entity) in evidenced}):
+            kind = PageKind.PROJECT  # a thing with phases and approvals is the work, even where notes use it like a tool
+        elif len(used) == 1:
             kind = used.pop()  # how one note uses it outweighs a news-trained guess in others ('Tableau' the firm)
         else:  # the kind the classifier gave most probability over all the name's contexts
             weights = [chances.get(id(entity)) for entity in group]

@@ -36,6 +36,15 @@ def _kinds(tmp_path: Path, text: str) -> dict[str, PageKind]:
     return {e.name: e.kind for e in extracted.entities}
 
 
+def _batch_kinds(tmp_path: Path, texts: dict[str, str]) -> dict[tuple[str, str], PageKind]:
+    """(file, name) -> kind for one batch of notes, extracted together as the pipeline does."""
+    for name, text in texts.items():
+        (tmp_path / name).write_text(text)
+    parsed = [parse_document(tmp_path / name, name, "test-kinds", get_settings()) for name in texts]
+    return {(document.parsed.key, e.name): e.kind for document in extract_documents(parsed, embed=embed_texts)
+            for e in document.entities}
+
+
 def test_software_in_work_notes_is_typed_tool(tmp_path):
     kinds = _kinds(
         tmp_path,
@@ -200,11 +209,7 @@ def test_work_kept_in_a_tool_in_one_note_types_it_tool_in_every_note_of_the_batc
     texts = {"sync.md": "**Reporting.** Sun-hee has rebuilt the depot performance pack in Tableau.\n",
              "one-on-one.txt": "He said the Tableau support for Sun-hee could wait two weeks.\n",
              "retro.md": "- Hunter: list every downstream consumer of the stock tables (Airflow, Tableau, the exports).\n"}
-    for name, text in texts.items():
-        (tmp_path / name).write_text(text)
-    parsed = [parse_document(tmp_path / name, name, "test-kinds", get_settings()) for name in texts]
-    kinds = {(document.parsed.key, e.name): e.kind for document in extract_documents(parsed, embed=embed_texts)
-             for e in document.entities if e.name == "Tableau"}
+    kinds = {k: v for k, v in _batch_kinds(tmp_path, texts).items() if k[1] == "Tableau"}
     assert kinds == {("sync.md", "Tableau"): PageKind.TOOL, ("one-on-one.txt", "Tableau"): PageKind.TOOL,
                      ("retro.md", "Tableau"): PageKind.TOOL}, kinds
     from pipeline.tool_candidates import kept_in_a_tool
@@ -220,11 +225,7 @@ def test_a_product_compared_in_a_table_row_with_products_is_one_too(tmp_path):
                         "| Price per vehicle | £28 | £31 | £35 |\n| Samsara integration | Native | Via API | Native |\n\n"
                         "Dario at Whitlock & Co reviewed the contracts; the only concern was Onfleet's 24-month minimum.\n",
              "retro.md": "- Lodestar restarts in January with a smaller scope. We still won't buy Onfleet for this.\n"}
-    for name, text in texts.items():
-        (tmp_path / name).write_text(text)
-    parsed = [parse_document(tmp_path / name, name, "test-kinds", get_settings()) for name in texts]
-    kinds = {(document.parsed.key, e.name): e.kind for document in extract_documents(parsed, embed=embed_texts)
-             for e in document.entities if e.name in ("OptimoRoute", "Routific", "Onfleet")}
+    kinds = {k: v for k, v in _batch_kinds(tmp_path, texts).items() if k[1] in ("OptimoRoute", "Routific", "Onfleet")}
     assert set(kinds.values()) == {PageKind.TOOL} and ("retro.md", "Onfleet") in kinds, kinds
     # found in review: a data row's cells are of different columns (a carrier, a telematics box, a router)
     kinds = _kinds(tmp_path, "| Carrier | Telematics | Routing |\n|---|---|---|\n| Fenwick Haulage | Samsara | Routific |\n")
@@ -251,11 +252,8 @@ def test_a_projects_field_names_projects_in_every_note_of_the_batch(tmp_path):
                          "LODESTAR (driver app): paused until January.\n",
              "sync.md": "**Warehouse.** Teodoro says the Driftwood cutover at the Ashby site is still on track.\n\n"
                         "Their driver app is excellent and could overlap with Lodestar.\n"}
-    for name, text in texts.items():
-        (tmp_path / name).write_text(text)
-    parsed = [parse_document(tmp_path / name, name, "test-kinds", get_settings()) for name in texts]
-    kinds = {(document.parsed.key, e.name.lower()): e.kind for document in extract_documents(parsed, embed=embed_texts)
-             for e in document.entities if e.name.lower() in ("driftwood", "lodestar")}
+    kinds = {(key, name.lower()): kind for (key, name), kind in _batch_kinds(tmp_path, texts).items()
+             if name.lower() in ("driftwood", "lodestar")}
     assert len(kinds) == 4 and set(kinds.values()) == {PageKind.PROJECT}, kinds
     # found on SoftNER: a config key's 'project: Redmine project identifier …' lists no projects
     from graph_schema.models import DocumentEntity, EntityMention
@@ -390,6 +388,23 @@ def test_project_x_is_a_project(tmp_path):
     )
     assert kinds.get("Project Lighthouse") is PageKind.PROJECT
     assert kinds.get("Amira Haddad") is PageKind.PERSON
+
+
+def test_a_name_with_phases_or_an_approval_as_a_project_is_a_project_in_every_note(tmp_path):
+    # seen on fresh notes 3 and 5: a programme's code name read as a tool, or dropped as no name
+    texts = {"plan.md": "# Marlowe — phase 1 planning\n\nAttendees: Nadia Osei, Piet Hauge\n\n"
+                        "- Nadia: load the Marlowe backlog into Jira by Wednesday.\n"
+                        "- Piet: move the survey data into Marlowe before the audit.\n",
+             "board.md": "# Steering minutes\n\nDecision: Marlowe approved as an internal project with a budget of £60k.\n\n"
+                         "Piet asked who pays for read access to Marlowe.\n",
+             "proposal.md": "# Proposal: Quenby (cut hosting spend 20% by Q2)\n\nNadia Osei drafted it.\n\n"
+                            "- D1: Quenby approved, 6 wks, starts 2 Nov.\n",
+             "news.md": "Congress approved the budget on Friday. Nadia Osei said Orbitz approved, too.\n"}
+    kinds = _batch_kinds(tmp_path, texts)
+    assert {k: v for k, v in kinds.items() if k[1] in ("Marlowe", "Quenby")} == {
+        ("plan.md", "Marlowe"): PageKind.PROJECT, ("board.md", "Marlowe"): PageKind.PROJECT,
+        ("proposal.md", "Quenby"): PageKind.PROJECT}, kinds
+    assert kinds.get(("news.md", "Congress")) is not PageKind.PROJECT, kinds  # an active 'approved' is someone's act
 
 
 def test_shape_candidates_find_code_shaped_and_cued_names_only():
