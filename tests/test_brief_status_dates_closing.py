@@ -204,3 +204,14 @@ def test_notes_at_the_top_of_the_upload_folder_bring_their_decisions_and_tasks_t
     assert "Hunter Okafor" in retries.text and "5 Nov 2026" in retries.text and retries.sources
     # the list's '[Hunter]' is not repeated after the owner the line names in full
     assert "[Hunter]" not in retries.text and "Add retries" in retries.text
+    # seen on fresh notes 5: the newest note's many tasks filled the area's reading, and no decision
+    # of the older notes reached the brief; each kind has its own share
+    write(graph["upload"], "2026-11-09-retro.md",
+          "# Retro — 9 Nov 2026\n\n## Actions\n\n- Hunter Okafor: write the runbook for the replica by Friday.\n"
+          "- Grace Mwangi: list the consumers of the export.\n- Rose Adeyemi: book the review with finance.\n")
+    assert "ingested" in {o.status for o in ingest_paths([graph["upload"]]).outcomes}
+    settings = get_settings().model_copy(update={"brief_facts_per_focus": 2})
+    material = graph["db"].read(graph["driver"], brief_material, graph["owner"], settings)
+    [loose] = [focus for focus in material["focus"] if focus["kind"] == "loose"]
+    kinds = [fact["kind"] for fact in loose["typed"]]
+    assert kinds.count(FactKind.DECISION.value) == 1 and kinds.count(FactKind.ACTION.value) == 2, loose["typed"]

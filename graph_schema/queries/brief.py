@@ -45,6 +45,11 @@ _FACT_ROWS = """
                               | q {.slug, .title, .kind}])} AS fact
 """
 
+# The newest $max_typed of each kind: a note full of tasks must not crowd out the decisions of
+# older ones (the list stays newest first within a kind).
+_EACH_KIND_CAPPED = ("reduce(capped = [], k IN ['decision', 'action', 'question'] | "
+                     "capped + [f IN typed WHERE f.kind = k][..$max_typed])")
+
 # Focus areas, most recently active first: when their sources last arrived, the members most
 # sources mention, and their decisions, actions and open questions (newest first) plus the
 # earliest statements (to say what the area is). A fact is read only when every page it is about
@@ -83,7 +88,7 @@ WITH focus, source_count, members, member_count, last_activity,
      [f IN facts WHERE coalesce(f.kind, 'statement') = 'statement'] AS statements
 RETURN focus.slug AS slug, focus.title AS title, 'focus' AS kind, members, member_count, source_count,
        last_activity,
-       typed[..$max_typed] AS typed, size(typed) AS typed_total, statements[..$max_statements] AS statements
+       """ + _EACH_KIND_CAPPED + """ AS typed, size(typed) AS typed_total, statements[..$max_statements] AS statements
 """
 
 # Documents at the top of the upload folder belong to no focus area: their decisions, actions and
@@ -111,7 +116,7 @@ CALL (sources) {
 """ + _FACT_ROWS + """}
 WITH source_count, last_activity, members, member_count, collect(fact) AS typed
 RETURN null AS slug, null AS title, 'loose' AS kind, members, member_count, source_count, last_activity,
-       typed[..$max_typed] AS typed, size(typed) AS typed_total, [] AS statements
+       """ + _EACH_KIND_CAPPED + """ AS typed, size(typed) AS typed_total, [] AS statements
 """
 # Who and what matters lately: pages the newest sources mention, by how many of them do, with
 # their newest facts (to say why in a few words).
