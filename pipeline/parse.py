@@ -166,6 +166,19 @@ def _read_unstructured(path: Path, fmt: str) -> list[str]:
     return [e.text.strip() for e in elements if getattr(e, "text", "").strip()]
 
 
+def title_apart(text: str, stem: str) -> str:
+    """The document's title as a paragraph of its own where the parser ran it into the first
+    sentence: a PDF whose title line has the body's font comes out as 'Vector search notes Sofia
+    Marquez compared …'. Only the file's own name, and only before a capital (a new sentence)."""
+    words = [w for w in re.split(r"[\W_]+", stem) if w]
+    if not words:
+        return text
+    title = re.match(r"\s*" + r"[\W_]+".join(map(re.escape, words)) + r"(?= (?-i:[A-Z]))", text, re.IGNORECASE)
+    if not title:
+        return text
+    return f"{title.group().strip()}\n\n{text[title.end():].lstrip()}"
+
+
 ZIP_FORMATS = ("docx", "pptx")
 
 
@@ -253,7 +266,7 @@ def parse_document(path: Path, key: str, owner: str, settings: Settings) -> Pars
             if problem:
                 return base.model_copy(update={"failure": f"the file could not be read as {fmt}: {problem}"})
             texts = _read_unstructured(path, fmt)
-            text = "\n\n".join(texts)
+            text = title_apart("\n\n".join(texts), path.stem)
             element_count = len(texts)
     except ValueError as e:
         return base.model_copy(update={"failure": f"the file could not be read as {fmt}: {e}"})

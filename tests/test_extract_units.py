@@ -95,3 +95,19 @@ def test_an_emails_greeting_and_signature_are_no_facts_glued_to_prose():
     assert not any(f.startswith(("Hi Maya", "Best")) or f == "Jonas Weber" for f in facts), facts
     assert any(f.startswith("I spoke with Daniel Achebe") for f in facts)
     assert "Head of People, Fjordline Systems" in facts  # the signature's job line is its own unit
+
+
+def test_a_pdfs_title_line_the_parser_ran_into_its_first_sentence_is_a_unit_of_its_own():
+    # seen in the samples' brief: 'Vector search notes Sofia Marquez compared …' said what the area is
+    from graph_schema.settings import PROJECT_ROOT, get_settings
+    from pipeline.parse import parse_document
+
+    path = PROJECT_ROOT / "samples" / "uploads" / "research" / "vector-search-notes.pdf"
+    parsed = parse_document(path, "research/vector-search-notes.pdf", "test", get_settings())
+    assert parsed.text.startswith("Vector search notes\n\nSofia Marquez compared"), parsed.text[:80]
+    # only the file's own title, only where the next word starts a new sentence
+    from pipeline.parse import title_apart
+
+    assert title_apart("Meeting notes were taken by Ada.", "meeting") == "Meeting notes were taken by Ada."
+    assert title_apart("Q3 plan Ada Park owns the plan.", "q3-plan") == "Q3 plan\n\nAda Park owns the plan."
+    assert title_apart("Q3 plan. Ada Park owns it.", "q3-plan") == "Q3 plan. Ada Park owns it."
