@@ -343,7 +343,7 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
         entity, text = documents[d].entities[e], documents[d].parsed.text
         chances = dict(zip(model.classes, row.tolist(), strict=True))
         chances_of[id(entity)] = chances
-        if _heading_word_read_as_person(text, entity) or _calendar_word(entity) or (
+        if _heading_word_read_as_person(text, entity) or _calendar_word(entity) or names.names_a_document_type(entity.name) or (
                 not entity.kind_certain and is_job_title(entity.name) and _in_apposition_to_a_name(text, entity)
                 and not office_of(entity.name)):  # 'Ops Manager' is a role; an office ('Vice President') may join its holder later
             kind = None  # '# Vendor sync': an everyday word capitalised by its place, no one's name

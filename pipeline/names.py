@@ -465,6 +465,21 @@ def distinctive_short_form(surface: str) -> str | None:
 _PROJECT_WORDS = re.compile(r"^(?:[Tt]he\s+)?Project\s+(?P<after>\S.*)$|^(?:[Tt]he\s+)?(?P<before>\S.*?)\s+project$")
 
 
+# The nouns of a document's or a meeting's type: 'Project Status Report', 'Project Kickoff', 'Project Plan'.
+_DOCUMENT_NOUNS = frozenset({"report", "reports", "plan", "plans", "update", "updates", "review", "reviews", "charter",
+                             "brief", "overview", "summary", "status", "proposal", "template", "meeting", "meetings",
+                             "kickoff", "kick-off", "notes", "minutes", "timeline", "schedule", "budget", "scope",
+                             "roadmap", "management", "retro", "retrospective", "postmortem", "sync", "standup"})
+
+
+def names_a_document_type(name: str) -> bool:
+    """'Project Status Report', 'Project Kickoff': a kind of document or meeting about a project, no
+    project's name (every word is everyday English and the last is such a noun)."""
+    words = name.split()
+    return (len(words) >= 2 and words[0].lower() == "project" and words[-1].lower() in _DOCUMENT_NOUNS
+            and all(is_common_word(w) for w in words[1:]))
+
+
 def project_short_form(name: str) -> str | None:
     """'Heron' for 'Project Heron' or 'the Heron project', 'Kestrel' for 'Kestrel Wind Farm': the
     code name a team says alone. A name whose first word is everyday English ('Green Line

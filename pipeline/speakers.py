@@ -294,7 +294,9 @@ def _is_person_field(name: str) -> bool:
     return bool(words) and (" ".join(words) in PERSON_FIELDS or (len(words) <= 3 and words[-1] in _QUALIFIED_ROLES))
 
 
-_QUALIFIED_ROLES = frozenset({"on-call", "owner", "lead", "contact", "chair", "host", "dri", "approver", "assignee"})
+# 'Project manager: Léa Dubois', 'Programme sponsor: …' open status reports and charters
+_QUALIFIED_ROLES = frozenset({"on-call", "owner", "lead", "contact", "chair", "host", "dri", "approver", "assignee",
+                              "manager", "sponsor", "coordinator", "director"})
 
 
 _FIELD_DIVIDER = re.compile(r"\s[·|•]\s")

@@ -383,6 +383,21 @@ def test_fields_side_by_side_on_one_line_each_name_their_person_and_a_department
     assert not [r for r in extracted.relations if r.type == "works_at"]
 
 
+def test_a_status_reports_role_fields_name_their_people(tmp_path):
+    # seen on fresh notes 5: 'Project manager: Léa Dubois' under the report's title came out 'Léa'
+    # (spaCy read 'Léa Dubois' and the next line as one place), so her tasks had no full name;
+    # and the report's type, 'Project Status Report', became a project
+    from graph_schema.embedding import embed_texts
+
+    path = write(tmp_path, "status.md", "# Marlowe Wind — Project Status Report\n\nDate: 30/10/2026\n"
+                 "Project manager: Léa Dubois\nReporting period: 1–30 October 2026\n"
+                 "Programme sponsor: Ngozi Adebayo-Clarke\n\n## Actions\n\n- Léa: re-issue the tender by 13 November.\n")
+    typed = extract_documents([parse_document(path, "status.md", "me", get_settings())], embed=embed_texts)[0]
+    people = {e.name for e in typed.entities if e.kind is PageKind.PERSON}
+    assert {"Léa Dubois", "Ngozi Adebayo-Clarke"} <= people, people
+    assert not {e.name for e in typed.entities} & {"Project Status Report", "Léa Dubois\nReporting"}
+
+
 def test_a_department_inside_a_firms_name_and_fields_that_are_no_roles(tmp_path):
     # found in review of the fields-side-by-side change: department words made 'Fenwick Engineering'
     # a role, and any field ending in a person field's word ('Integrates with') listed people
