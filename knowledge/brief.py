@@ -83,6 +83,7 @@ class _Candidate:
     area: str | None = None  # the focus area it belongs to
     needs: int | None = None  # the order of the line it cannot stand without (its area's heading)
     tokens: int = 0
+    shown_at: tuple = ()  # where it is read when not at `order`: an area's items grouped by kind
 
 
 @dataclass
@@ -268,17 +269,19 @@ def _candidates(material: dict, settings: Settings) -> list[_Candidate]:
         for fact in by_kind[FactKind.ACTION]:
             if fact.get("owner_page") and fact["id"] not in closing:
                 owed[fact["owner_page"]["slug"]] = owed.get(fact["owner_page"]["slug"], 0) + 1
-        for kind, facts in by_kind.items():
-            shown_first = False
-            for fact in facts:
-                if fact["id"] in closing:
-                    add(_RANK_CLOSED, _closed_line(fact, closing[fact["id"]], settings.brief_line_chars),
-                        "closed item", area, head)
-                    continue
-                add(more_rank if shown_first else first_rank,
-                    _fact_line(fact, kind.value, settings.brief_line_chars),
-                    "decision" if kind is FactKind.DECISION else "open item", area, head)
-                shown_first = True
+        for fact in (f for facts in by_kind.values() for f in facts if f["id"] in closing):
+            add(_RANK_CLOSED, _closed_line(fact, closing[fact["id"]], settings.brief_line_chars), "closed item", area, head)
+        still = {kind: [f for f in facts if f["id"] not in closing] for kind, facts in by_kind.items()}
+        # the n-th decision, task and question before the (n+1)-th of any: five decisions must not
+        # leave the budget no room for what is open
+        # (chosen in that order, read grouped by kind)
+        first_item = len(out)
+        for n in range(max(map(len, still.values()), default=0)):
+            for k, (kind, facts) in enumerate(still.items()):
+                if n < len(facts):
+                    at = add(first_rank if n == 0 else more_rank, _fact_line(facts[n], kind.value, settings.brief_line_chars),
+                             "decision" if kind is FactKind.DECISION else "open item", area, head)
+                    out[at].shown_at = (first_item, k, n)
 
     for i, page in enumerate(material["top"]):
         why = why_it_matters(page["title"], page["aliases"], page["facts"])
@@ -411,7 +414,7 @@ def _pack(candidates: list[_Candidate], budget: int, chars_per_token: float) -> 
             packed.lines.append(candidate)
         else:
             packed.left_out.append(candidate)
-    packed.lines.sort(key=lambda c: c.order)
+    packed.lines.sort(key=lambda c: c.shown_at or (c.order,))
     return packed
 
 

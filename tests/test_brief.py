@@ -96,3 +96,24 @@ def test_why_someone_matters_is_what_the_facts_say_they_do_not_more_of_their_nam
     assert why_it_matters("Barry Warsaw", ["Barry", "Warsaw"], facts) == "reviewed the release schedule with the steering council"
     # seen failing: 'Warsaw <barry@python.org>' from the header line, read as what Barry does
     assert why_it_matters("Barry Warsaw", ["Barry"], facts[:2]) is None
+
+
+def test_a_tight_budget_shares_its_room_between_decisions_and_open_items():
+    # seen on fresh notes 5: five decisions filled the brief and one task of twenty got in
+    from datetime import date, datetime, timezone
+
+    def fact(i: int, kind: str) -> dict:
+        return {"id": f"{kind}-{i}", "kind": kind, "text": f"The {kind} number {i} about the Quenby depot rollout plan.",
+                "stated_on": date(2026, 11, 30 - i), "first_seen": datetime(2026, 12, 1, tzinfo=timezone.utc),
+                "earliest": None, "position": i, "owner": None, "owner_page": None, "due": None, "due_on": None,
+                "documents": ["notes.md"], "about": []}
+
+    typed = [fact(i, kind) for kind in ("decision", "action") for i in range(5)]
+    focus = {"slug": "quenby", "title": "quenby", "kind": "focus", "members": [], "source_count": 1,
+             "last_activity": datetime(2026, 12, 1, tzinfo=timezone.utc), "typed": typed, "statements": []}
+    material = {"version": 1, "name": "Ada Park", "you_facts": [], "sources": 1, "focus": [focus], "top": [],
+                "changed": None, "reports": []}
+    brief = render_brief(material, get_settings().model_copy(update={"brief_token_budget": 165}))
+    shown = [line.text.split(":")[0].split(" (")[0] for line in brief.lines if line.section in ("decision", "action")]
+    assert shown.count("Decided") >= 2 and shown.count("To do") >= 2, brief.text
+    assert shown == sorted(shown, key=lambda s: s != "Decided"), brief.text  # read grouped by kind
