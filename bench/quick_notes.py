@@ -33,7 +33,12 @@ def main() -> None:
             page = finals[r.slug]
             names[page] |= {entity.name, *entity.aliases, *(m.surface for m in entity.mentions)}
     pages = [(slug, kinds.get(slug, "?"), forms) for slug, forms in sorted(names.items())]
-    print(format_score(score_notes(load_gold(folder / "gold.jsonl"), pages)))
+    gold = load_gold(folder / "gold.jsonl")
+    print(format_score(score_notes(gold, pages)))
+    # pages no gold name is on: places and topics the gold leaves out, and junk ('AMBER', 'MW', 'RAG')
+    forms = {form.lower() for thing in gold for form in thing.forms}
+    extra = [f"{slug} ({kind})" for slug, kind, page_forms in pages if not {f.lower() for f in page_forms} & forms]
+    print(f"pages of no gold name: {len(extra)}: {', '.join(extra)}")
     print(f"words {words} extract+resolve {seconds:.1f}s")
 
 

@@ -47,6 +47,7 @@ from pipeline.header_facts import dated_facts, non_name_spans
 from pipeline.header_people import read_header
 from pipeline.coreference import join_office_to_holder, join_organisation_names, join_person_names, title_words
 from pipeline.kind_model import _drop_entities, type_entities
+from pipeline.not_names import names_nothing
 from pipeline.note_sections import section_breaks
 from pipeline.speakers import attach_labels, read_meeting_notes, resolved_label_spans, works_at_pairs
 from pipeline.tool_candidates import shape_candidates
@@ -611,11 +612,12 @@ def build_extracted(
              + listed_people)
     raw_entities = [r for r in raw_entities if not _overlaps_any(r[0], r[1], ruled)
                     and not names.is_countable_acronym(text[r[0]:r[1]], countable)]
-    raw_entities = _refine_spans(text, raw_entities)
+    raw_entities = [r for r in _refine_spans(text, raw_entities) if not names_nothing(text, r[0], r[1])]  # '20 MW', 'AMBER'
     people = sorted(set(header.people) | set(notes.people) | set(listed_people))
     groups = _group_mentions(text, raw_entities, people)
     candidates = shape_candidates(text, [r[:2] for r in raw_entities] + ruled, sentences)
-    _add_candidates(text, groups, [c for c in candidates if not names.is_countable_acronym(text[c[0]:c[1]], countable)])
+    _add_candidates(text, groups, [c for c in candidates if not names.is_countable_acronym(text[c[0]:c[1]], countable)
+                                   and not names_nothing(text, c[0], c[1])])
     _merge_person_variants(groups)
     _merge_short_person_names(groups, text)
     attach_labels(text, notes, groups, _Group)

@@ -188,6 +188,15 @@ def test_one_name_gets_one_kind_across_the_notes_of_a_batch():
     # seen failing on fresh notes: spaCy's 'CSV' and 'SRE' were organisations
     ("Weekly\n\n3 beta blockers (CSV export, SSO redirect loop, timezone on reports).\n"
      "Nadia Osei wants the SRE role filled by Friday.\n", {"CSV", "SSO", "SRE"}),
+    # seen on fresh notes 5: a status report's RAG values, units, quarter, reference, item labels and
+    # the first words of table cells were firms, tools and people
+    ("# Marlowe — status report\n\nProject manager: Nadia Osei\nOverall status: AMBER (was GREEN)\n\n"
+     "| Workstream | RAG | Comment |\n|---|---|---|\n| Grid study | AMBER | 30 MW battery study two weeks late. |\n"
+     "| Stakeholder engagement | GREEN | Update the landowner log every week. |\n\n"
+     "| ID | Risk | Mitigation |\n|---|---|---|\n| R3 | Duplicate records | Separate review of the log |\n\n"
+     "- D2: phase 2 deferred until phase 1 signs off.\n\n"
+     "The fund is paid per MW installed, spend grew 61% YoY, and the connection moves to Q3 2029 (ref CO-4471).\n",
+     {"AMBER", "GREEN", "RAG", "MW", "YoY", "Q3", "CO-4471", "R3", "D2", "Update", "Separate"}),
 ])
 def test_heading_words_field_keys_and_places_are_no_pages(tmp_path, text, not_pages):
     """Seen failing before: 'Roadmap' and 'Customer' were people, 'Attendees' an organisation, 'Rotterdam' a person."""

@@ -1,0 +1,70 @@
+"""Words a news-trained model reads as names in work documents, that name nothing.
+
+Status reports, plans and minutes are full of capitalised words that are not names: a unit after
+a number ('20 MW', '61% YoY', 'per MW'), a quarter ('Q3 2029'), an item's label ('R3 | Duplicate records',
+'D2: Lantern phase 2 deferred'), a reference number ('ref CO-4471'), a RAG status ('AMBER',
+'| Green |') and the first word of a table cell, capitalised by its place as a sentence's first
+word is ('| Update landowner access status |', '| Good connector |'). Each is judged per mention:
+'MW' after '20' is a unit here, whatever it is elsewhere.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pipeline.known_names import is_known_name
+from pipeline.names import is_common_word
+
+_NUMBER_BEFORE = re.compile(r"(?:(?:^|(?<=[\s(+~≈-]))(?P<number>\d[\d,]*(?:\.\d+)?%?)|\bper)[ \t]?$")
+_YEAR = re.compile(r"1[5-9]\d\d|20\d\d")
+_WORD_BEFORE = re.compile(r"([\w.:-]+)[ \t]+$")
+_UNIT_MAX_CHARS = 4
+_PERIOD = re.compile(r"Q[1-4]|FY\d{2}(?:/\d{2})?")
+_CODE = re.compile(r"[A-Z]{1,3}\d{1,3}")
+_REFERENCE = re.compile(r"[A-Z]{2,}-\d{3,}")
+# An item's label opens its list item, numbered line or table row and is followed by its text.
+_ITEM_OPENING = re.compile(r"(?:^|\n)[ \t]*(?:[-*•][ \t]+|\|[ \t]*)?(?:\*\*)?$")
+_LABEL_AFTER = re.compile(r"(?:\*\*)?[ \t]*[:|.)]")
+_RAG = frozenset({"red", "amber", "green", "rag"})
+_CELL_OPENING = re.compile(r"\|[ \t]*(?:\*\*)?$")
+_CELL_ALONE_AFTER = re.compile(r"(?:\*\*)?[ \t]*(?:\||$)", re.MULTILINE)
+_CELL_GOES_ON = re.compile(r"[ \t]+[a-z][^|\n]*\|")
+
+
+def _in_a_table_row(text: str, start: int) -> bool:
+    line_start = text.rfind("\n", 0, start) + 1
+    return text[line_start:start].lstrip().startswith("|")
+
+
+def _a_measure_before(before: str) -> bool:
+    """A count or a measure ends `before` ('from 20', '61%', 'per'), not a version: 'Cognos 8 Cube',
+    'Ubuntu 16.04.2 LTS' and 'version: 1.26 Go' name things."""
+    number = _NUMBER_BEFORE.search(before)
+    if not number:
+        return False
+    if not number.group("number"):
+        return True  # 'per MW'
+    if _YEAR.fullmatch(number.group("number")):
+        return False  # 'the 2018 FIFA World Cup': a year, no measure
+    word = _WORD_BEFORE.search(before, 0, number.start())
+    return not (word and (word.group(1)[:1].isupper() or word.group(1).rstrip(":").lower() == "version"))
+
+
+def names_nothing(text: str, start: int, end: int) -> bool:
+    """Whether the mention text[start:end] is one of the non-names this module describes."""
+    surface = text[start:end]
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[line_start:start]
+    if len(surface) <= _UNIT_MAX_CHARS and " " not in surface and _a_measure_before(before):
+        return True  # '20 MW', '61% YoY'
+    if _PERIOD.fullmatch(surface) or _REFERENCE.fullmatch(surface):
+        return True  # 'Q3 2029', 'FY26/27', 'ref CO-4471'
+    if _CODE.fullmatch(surface) and _ITEM_OPENING.search(text, max(0, line_start - 1), start) and _LABEL_AFTER.match(text, end):
+        return True  # 'R3 | …', '- D2: …'
+    word = surface.lower()
+    if word in _RAG and (surface.isupper() or (_CELL_OPENING.search(before) and _CELL_ALONE_AFTER.match(text, end))):
+        return True  # 'Overall status: AMBER', '| Green |'
+    return bool(
+        " " not in surface and _CELL_OPENING.search(before) and _in_a_table_row(text, start)
+        and _CELL_GOES_ON.match(text, end) and is_common_word(surface) and not is_known_name(surface)
+    )  # '| Update landowner access status |': the cell's first word, capitalised by its place
