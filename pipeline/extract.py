@@ -423,7 +423,8 @@ def _local_names(text: str, group: _Group, name: str) -> list[str]:
     return local
 
 
-def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]]) -> list[tuple[int, int, PageKind]]:
+def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]],
+                  people: list[tuple[int, int]] = ()) -> list[tuple[int, int, PageKind]]:
     """Spans cut down to the names in them: inside a Title Case or capitals headline only a name
     the prose also uses is kept ('Celtics Sign Star Guard' -> 'Celtics'), and 'Reuters and
     Bloomberg' is two names when the prose names each alone; the authors of a citation
@@ -441,6 +442,10 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]]) -> list[tuple
 
     headline = [in_headline(s) for s, _, _ in raw]
     known = {normalise_name(text[s:e]): k for (s, e, k), h in zip(raw, headline, strict=True) if not h}
+    # first names of the people the document names in full ('Kwame' of the panel's 'Kwame Mensah')
+    full_names = [normalise_name(text[s:e]).split() for s, e, k in raw if k is PageKind.PERSON]
+    full_names += [normalise_name(text[s:e]).split() for s, e in people]
+    first_names = frozenset(words[0] for words in full_names if len(words) > 1)
     out: list[tuple[int, int, PageKind]] = []
     for (start, end, kind), in_head in zip(raw, headline, strict=True):
         if kind in (PageKind.PERSON, PageKind.ORGANISATION) and names.in_lower_case_only(text[start:end]):
@@ -459,10 +464,12 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]]) -> list[tuple
         if authors:  # 'Marsden & Mackey, 2014': the authors of a citation, each a person
             out.extend((start + s, start + e, PageKind.PERSON) for s, e in authors)
             continue
-        parts = names.conjoined_parts(surface, set(known), person=kind is PageKind.PERSON)
+        parts = names.conjoined_parts(surface, set(known), kind is PageKind.PERSON, first_names)
         if parts:  # 'Niklaus and Johann' [II]: the last part takes the number the model left outside
+            people_named = names.are_first_names([surface[s:e] for s, e in parts], first_names)
             out.extend((start + s, names.end_with_number(text, start + e) if kind is PageKind.PERSON else start + e,
-                        known.get(normalise_name(surface[s:e]), kind)) for s, e in parts)
+                        PageKind.PERSON if people_named else known.get(normalise_name(surface[s:e]), kind))
+                       for s, e in parts)
             continue
         if in_head and normalise_name(surface) not in known:
             part = names.known_part(surface, known)
@@ -612,7 +619,8 @@ def build_extracted(
              + listed_people)
     raw_entities = [r for r in raw_entities if not _overlaps_any(r[0], r[1], ruled)
                     and not names.is_countable_acronym(text[r[0]:r[1]], countable)]
-    raw_entities = [r for r in _refine_spans(text, raw_entities) if not names_nothing(text, r[0], r[1])]  # '20 MW', 'AMBER'
+    listed = header.people + notes.people + listed_people
+    raw_entities = [r for r in _refine_spans(text, raw_entities, listed) if not names_nothing(text, r[0], r[1])]  # '20 MW', 'AMBER'
     people = sorted(set(header.people) | set(notes.people) | set(listed_people))
     groups = _group_mentions(text, raw_entities, people)
     candidates = shape_candidates(text, [r[:2] for r in raw_entities] + ruled, sentences)

@@ -632,11 +632,12 @@ def known_part(surface: str, known: dict[str, str]) -> tuple[int, int] | None:
     return best
 
 
-def conjoined_parts(surface: str, known: set[str], person: bool = False) -> list[tuple[int, int]] | None:
+def conjoined_parts(surface: str, known: set[str], person: bool = False,
+                    first_names: frozenset[str] = frozenset()) -> list[tuple[int, int]] | None:
     """'Reuters and Bloomberg' -> the offsets of 'Reuters' and 'Bloomberg', when the prose names each alone.
 
     A name with 'and' in it ('Procter and Gamble', 'Union of Atheists and Agnostics') stays whole
-    unless both sides are names of their own in the same document. One person's name never has
+    unless both sides are names of their own in the same document, or first names (see are_first_names). One person's name never has
     'and' in it: a person span 'Makel and Plucker' (authors cited together) is two people when
     each side is written like a name.
     """
@@ -652,7 +653,19 @@ def conjoined_parts(surface: str, known: set[str], person: bool = False) -> list
         return parts
     if person and all(_written_like_a_name(surface[s:e]) for s, e in parts):
         return parts
+    if are_first_names([surface[s:e] for s, e in parts], first_names):
+        return parts  # 'Lars and Ilse' (read as a title of a work): two colleagues
     return None
+
+
+def are_first_names(parts: list[str], first_names: frozenset[str]) -> bool:
+    """'Tomasz and Kwame' where the document names Kwame Mensah: single capitalised words, one of
+    them the first name of a person the document names in full, none of them everyday English
+    unless the nickname data knows it as a given name ('Grace', 'Rose')."""
+    keys = [normalise_name(part) for part in parts]
+    return (all(len(part.split()) == 1 and _capitalised(part) for part in parts)
+            and any(key in first_names for key in keys)
+            and all(key in first_names or is_given_name(key) or not is_common_word(key) for key in keys))
 
 
 # After a citation's names: more authors ('…, Fabiani, & Gratton'), then a year or 'et al.'.

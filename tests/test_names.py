@@ -378,6 +378,13 @@ def test_two_names_joined_by_and_in_one_span_are_two():
     # A name with 'and' in it stays whole when its sides are not names of their own.
     name = "Procter and Gamble raised prices."
     assert _refine_spans(name, [(0, 18, PageKind.ORGANISATION)]) == [(0, 18, PageKind.ORGANISATION)]
+    # seen on fresh notes 2 and 4: spaCy read 'Tomasz and Kwame' and 'Lars and Ilse' as titles of works
+    text = "Present: Lars Eklund, Ilse van der Berg\n\n- Share the mock-ups with Lars and Ilse.\n"
+    start, listed = text.index("Lars and"), [(9, 20), (22, 39)]
+    assert _refine_spans(text, [(start, len(text) - 2, PageKind.PROJECT)], listed) == [
+        (start, start + 4, PageKind.PERSON), (text.index("Ilse."), len(text) - 2, PageKind.PERSON)]
+    # not without someone of that first name in the document
+    assert _refine_spans(text, [(start, len(text) - 2, PageKind.PROJECT)]) == [(start, len(text) - 2, PageKind.PROJECT)]
 
 
 def test_the_authors_of_a_citation_are_people_each():
