@@ -190,8 +190,8 @@ class Settings(BaseSettings):
 
     @property
     def dagster_home(self) -> Path:
-        """The folder holding dagster.yaml (the repository root)."""
-        return PROJECT_ROOT
+        """DAGSTER_HOME: the folder of this state's copy of dagster.yaml (see pipeline.run.dagster_instance)."""
+        return self.state_dir / "dagster-home"
 
     @property
     def dagster_storage_dir(self) -> Path:

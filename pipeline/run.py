@@ -13,13 +13,13 @@ from datetime import datetime, timezone
 from collections.abc import Iterable
 from pathlib import Path
 
+import yaml
 from dagster import DagsterInstance, materialize
-from dagster._core.instance.ref import InstanceRef
 from pydantic import BaseModel, Field
 
 from graph_schema.errors import InvalidRequest, RunFailed
 from graph_schema.models import MergeOutcome
-from graph_schema.settings import Settings, get_settings
+from graph_schema.settings import PROJECT_ROOT, Settings, get_settings
 from pipeline.assets import BATCH_TAG, INGEST_ASSETS, batch_tag, context_brief, documents
 from pipeline.definitions import GRAPH_WRITES_TAG
 from pipeline.imports import import_file
@@ -45,29 +45,28 @@ class IngestReport(BaseModel):
 
 
 def dagster_instance(settings: Settings | None = None) -> DagsterInstance:
-    """The instance dagster.yaml describes, with its storage folders made absolute.
+    """The instance dagster.yaml describes, with its storage under this state folder.
 
-    dagster.yaml names them relative to the repository root (where `dagster dev` runs); the CLI
-    and the MCP server may run from anywhere, so the same folders are passed in absolute form.
+    dagster.yaml (the repository root) names its folders relative to the root, for `dagster dev`
+    run there; the CLI, the MCP server and the tests may run from anywhere and keep their state
+    elsewhere. So the state folder holds the instance's own copy of the file with those folders
+    made absolute, DAGSTER_HOME points at it, and Dagster's public `DagsterInstance.get()` opens it.
     """
     settings = settings or get_settings()
-    os.environ["DAGSTER_HOME"] = str(settings.dagster_home)
+    home = settings.dagster_home
     storage = settings.dagster_storage_dir
     (storage / "compute_logs").mkdir(parents=True, exist_ok=True)
-    overrides = {
-        "storage": {"sqlite": {"base_dir": str(storage)}},
-        "local_artifact_storage": {
-            "module": "dagster._core.storage.root",
-            "class": "LocalArtifactStorage",
-            "config": {"base_dir": str(storage)},
-        },
-        "compute_logs": {
-            "module": "dagster._core.storage.local_compute_log_manager",
-            "class": "LocalComputeLogManager",
-            "config": {"base_dir": str(storage / "compute_logs")},
-        },
-    }
-    return DagsterInstance.from_ref(InstanceRef.from_dir(str(settings.dagster_home), overrides=overrides))
+    config = yaml.safe_load((PROJECT_ROOT / "dagster.yaml").read_text())
+    config["storage"]["sqlite"]["base_dir"] = str(storage)
+    config["local_artifact_storage"]["config"]["base_dir"] = str(storage)
+    config["compute_logs"]["config"]["base_dir"] = str(storage / "compute_logs")
+    written = yaml.safe_dump(config, sort_keys=False)
+    instance_file = home / "dagster.yaml"
+    if not instance_file.exists() or instance_file.read_text() != written:
+        home.mkdir(parents=True, exist_ok=True)
+        instance_file.write_text(written)
+    os.environ["DAGSTER_HOME"] = str(home)
+    return DagsterInstance.get()
 
 
 def document_keys(paths: Iterable[Path], settings: Settings) -> list[str]:

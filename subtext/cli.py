@@ -372,8 +372,8 @@ def dagster(port: int = typer.Option(3000, help="Port of the Dagster UI.")) -> N
     """Open the pipeline in the Dagster UI (`dagster dev` with this project's instance)."""
     from pipeline.run import dagster_instance
 
-    dagster_instance()  # sets DAGSTER_HOME and creates the storage folders
-    os.chdir(PROJECT_ROOT)  # dagster.yaml's storage paths are relative to the repository root
+    dagster_instance()  # DAGSTER_HOME: this state folder's instance, the one the CLI and the server record runs in
+    os.chdir(PROJECT_ROOT)  # `-m pipeline.definitions` is this checkout's code
     env = {**os.environ}
     os.execvpe(
         sys.executable,

@@ -49,3 +49,14 @@ def test_the_check_sees_an_upward_import(tmp_path, monkeypatch):
     (tmp_path / "graph_schema" / "bad.py").write_text("def f():\n    from pipeline.merge import fact_id\n")
     monkeypatch.setattr(layers, "PROJECT_ROOT", tmp_path)
     assert layers.upward_imports() == ["graph_schema/bad.py:2 imports pipeline.merge"]
+
+
+def private_dagster_imports() -> list[str]:
+    """Imports of Dagster's private modules (`dagster._…`), which change without notice between releases."""
+    return [f"{path.relative_to(PROJECT_ROOT)}:{line} imports {module}"
+            for package in LAYERS for path in sorted((PROJECT_ROOT / package).rglob("*.py"))
+            for line, module in _imports(path) if module.startswith("dagster._")]
+
+
+def test_product_code_uses_only_dagsters_public_api():
+    assert private_dagster_imports() == []
