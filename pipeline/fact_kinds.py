@@ -428,6 +428,29 @@ def _in_its_section(typing: FactTyping, item: str, start: int, text: str,
     return FactTyping(kind, typing.owner, typing.owner_at, typing.due)
 
 
+_THING_KINDS = frozenset({PageKind.TOOL, PageKind.PROJECT, PageKind.TOPIC})
+
+
+def untask_things(facts: list[CandidateFact], text: str, entities: list[DocumentEntity]) -> list[CandidateFact]:
+    """After the entities are typed: a task whose owner turned out to be software, a project, a
+    topic ('Kubernetes will usually be the oldest version …', 'CPython should make no
+    assumptions …', read as organisations by spaCy) is what a thing does, no one's task. Under a
+    heading that types its items ('## Actions': '- Airflow: add retries') it stays a task, of no one."""
+    things = {e.name for e in entities if e.kind in _THING_KINDS}
+    if not any(f.kind is FactKind.ACTION and f.owner in things for f in facts):
+        return facts
+    sections = section_kinds(text)
+    out = []
+    for fact in facts:
+        if fact.kind is FactKind.ACTION and fact.owner in things:
+            sentence = text[fact.start:fact.end]
+            listed = kind_at(fact.start + len(sentence) - len(sentence.lstrip()), sections) is not None
+            kind = FactKind.ACTION if listed or (fact.due and _OBLIGATION.search(sentence)) else FactKind.STATEMENT
+            fact = fact.model_copy(update={"owner": None, "kind": kind})
+        out.append(fact)
+    return out
+
+
 def type_facts(
     facts: list[CandidateFact], text: str, entities: list[DocumentEntity],
     sentences: list[tuple[int, int]] = (), max_chars: int = 600,

@@ -37,6 +37,7 @@ from graph_schema.kinds import FactKind, PageKind, SourceKind
 from graph_schema.models import DocumentEntity, ExtractedDocument
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
+from pipeline.fact_kinds import untask_things
 from pipeline.known_names import is_known_name
 from pipeline import names
 from pipeline.names import ends_in_organisation_head, is_common_word, is_given_name, office_of, project_short_form
@@ -399,6 +400,8 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
         dropped.setdefault(d, {}).update({k: v for k, v in folded.items() if v not in dropped.get(d, {})})
     for d, indexes in dropped.items():
         _drop_entities(documents[d], indexes)
+    for document in documents:
+        document.facts = untask_things(document.facts, document.parsed.text, document.entities)
 
 
 # Only a cell border between two names of one table row: '| Routific | Onfleet |'. (Lists in prose were

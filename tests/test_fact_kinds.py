@@ -163,3 +163,23 @@ def test_a_template_addressed_to_its_reader_gives_no_decisions_or_questions_thro
     kinds = {f.text: f.kind for f in facts}
     assert [t for t, k in kinds.items() if k in (D, Q)] == [
         "On 3 May the steering group approved the pilot for the Harbour Trust."], kinds
+
+
+def test_what_a_tool_should_or_will_do_is_no_ones_task():
+    # seen on 20 PEPs: 'CPython should make no assumptions about POSIX features' and 'Windows Server
+    # will usually be the oldest version …' were tasks of CPython and Windows Server in the brief
+    from graph_schema.embedding import embed_texts
+
+    text = ("Platform support\n\nAuthor: Ada Park\n\n"
+            "PostgreSQL should make no assumptions about the file system beyond what POSIX requires.\n\n"
+            "Kubernetes will usually be the oldest version still receiving security fixes.\n\n"
+            "Ada Park will write the support matrix before Friday.\n\n## Actions\n\n- Airflow: add retries to the nightly export.\n")
+    parsed = ParsedDocument(source_id="s", key="platforms.md", text=text, chunks=chunk_text(text, 1500))
+    extracted = extract_documents([parsed], embed=embed_texts)[0]
+    facts = {f.text: f for f in extracted.facts}
+    kinds = {e.name: e.kind.value for e in extracted.entities}
+    assert not [f for t, f in facts.items() if t.startswith(("PostgreSQL should", "Kubernetes will")) and f.kind is A], (facts, kinds)
+    matrix = next(f for t, f in facts.items() if t.startswith("Ada Park will write"))
+    assert (matrix.kind, matrix.owner) == (A, "Ada Park")
+    retries = next(f for t, f in facts.items() if "add retries" in t)
+    assert retries.kind is A and retries.owner is None  # a task under 'Actions', of no one the line names
