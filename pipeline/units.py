@@ -32,6 +32,8 @@ _CLOSING = re.compile(
     r"yours|yours sincerely|all the best|talk soon)[,!.]?\s*$",
     re.IGNORECASE,
 )
+# A reStructuredText simple table's border: runs of '=' for two or more columns ('=====  ====').
+_TABLE_BORDER = re.compile(r"[ \t]*=+(?:[ \t]+=+)+[ \t]*$")
 # Full-width sentence ends (Chinese, Japanese): the English sentence splitter reads past them.
 _FULL_WIDTH_END = re.compile(r"[。！？]+")
 _STRAY_OPENING = re.compile(r"[\[(\"'“‘]+")
@@ -72,9 +74,12 @@ def unit_breaks(text: str) -> list[int]:
     breaks: set[int] = set()
     position = 0
     signature = False  # after 'Best,' each line is a unit: 'Jonas Weber', 'Head of People, Fjordline'
+    in_table = False  # inside a reStructuredText simple table, each row is a unit
     for line in text.splitlines(keepends=True):
         end = position + len(line)
-        if not line.strip() or _is_structural(line) or signature or is_salutation(line):
+        border = bool(_TABLE_BORDER.match(line))
+        in_table = (in_table or border) and bool(line.strip())
+        if not line.strip() or _is_structural(line) or signature or is_salutation(line) or in_table:
             breaks.update((position, end))
         signature = signature or is_closing(line)
         position = end
@@ -99,7 +104,7 @@ def split_into_units(text: str, sentences: list[tuple[int, int]], breaks: list[i
             piece_start = _OPENING_MARKUP.match(text, piece_start, piece_end).end()
             while piece_end > piece_start and text[piece_end - 1].isspace():
                 piece_end -= 1
-            if text[piece_start:piece_end].strip(" |#-*"):
+            if text[piece_start:piece_end].strip(" |#-*=+"):  # a table's border or a heading's underline says nothing
                 units.append((piece_start, piece_end))
     return _join_stray_brackets(text, units)
 

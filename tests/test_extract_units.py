@@ -70,6 +70,16 @@ def test_unit_breaks_cut_only_at_structure():
     assert units == ["A sentence that wraps\nonto a second line.", "Name | Team |", "Ada | Data |"]
 
 
+def test_a_restructuredtext_tables_rows_are_units_and_its_borders_none():
+    # seen on 20 PEPs: a whole simple table was one unit, read as an open question in the brief
+    text = ("Supported targets:\n\n========================= =====\nTarget Triple             Notes\n"
+            "========================= =====\naarch64-apple-darwin      clang\ni686-pc-windows-msvc\n"
+            "========================= =====\n\nThe list wraps\nonto a second line.\n")
+    units = [text[s:e] for s, e in split_into_units(text, [(0, len(text))], unit_breaks(text))]
+    assert units == ["Supported targets:", "Target Triple             Notes", "aarch64-apple-darwin      clang",
+                     "i686-pc-windows-msvc", "The list wraps\nonto a second line."], units
+
+
 def test_full_width_sentence_ends_end_a_unit():
     text = "北京大学的张伟负责项目。李娜下周提交报告！还有问题吗？\n"
     units = [text[s:e] for s, e in split_into_units(text, [(0, len(text) - 1)], unit_breaks(text))]
