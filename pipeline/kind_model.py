@@ -609,8 +609,21 @@ def _opening_word_read_as_person(text: str, entity: DocumentEntity) -> bool:
     if entity.kind is not PageKind.PERSON or len(entity.name.split()) != 1 or entity.name.isupper():
         return False
     capitalised = [m for m in entity.mentions if m.surface[:1].isupper()]  # 'Lean hire.' is the word itself
-    return (bool(capitalised) and is_common_word(entity.name) and not is_given_name(entity.name.lower())
-            and all(_opens_a_sentence(text, m.start) for m in capitalised))
+    return (bool(capitalised) and (is_common_word(entity.name) or _plural_of_a_word(entity.name))
+            and not is_given_name(entity.name.lower()) and all(_opens_a_sentence(text, m.start) for m in capitalised))
+
+
+def _plural_of_a_word(name: str) -> bool:
+    """'Acronyms', 'Headings': the plural of an English noun ('acronym'), whose singular is no given
+    name ('Roberts', 'Evans' are surnames)."""
+    from wordfreq import zipf_frequency
+
+    lowered = name.lower()
+    if not lowered.endswith("s") or lowered.endswith("ss"):
+        return False
+    singular = lowered[:-1]
+    return (zipf_frequency(singular, "en") >= get_settings().kind_plural_singular_min_zipf
+            and not is_given_name(singular))
 
 
 def _opens_a_sentence(text: str, start: int) -> bool:
