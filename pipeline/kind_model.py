@@ -668,8 +668,8 @@ def _named_by_an_email_domain(text: str, entity: DocumentEntity) -> bool:
     """'Corvane' where the text has an address at corvane.example: the domain is a firm's, written
     as its name. Not a mail service's ('Gmail'), which Simple Icons knows as a product."""
     key = re.sub(r"[^a-z0-9]", "", normalise_name(entity.name))
-    if not key or is_known_name(entity.name):
-        return False
+    if not key or any(is_known_name(re.sub(r"^[Tt]he\s+", "", name)) for name in (entity.name, *entity.aliases)):
+        return False  # 'The Python' beside python.org addresses: the language, not the firm
     return any(key in match.group(1).lower().split(".") for match in _EMAIL_DOMAIN.finditer(text))
 
 

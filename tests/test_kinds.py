@@ -308,6 +308,15 @@ def test_a_name_an_email_address_is_at_is_a_firm_in_every_note_of_the_batch(tmp_
     kinds = [(document.parsed.key, e.kind) for document in extract_documents(parsed, embed=embed_texts)
              for e in document.entities if e.name.lower() == "kestrava"]
     assert kinds == [("mail.txt", PageKind.ORGANISATION), ("minutes.md", PageKind.ORGANISATION)], kinds
+    # seen on 20 PEPs: spaCy's 'The Python' beside python.org addresses made Python a firm in every PEP
+    from graph_schema.models import EntityMention
+    from pipeline.kind_model import _named_by_an_email_domain
+
+    text = "Author: Barry Warsaw <barry@python.org>\n\nThe Python standard library is conservative.\n"
+    start = text.index("The Python")
+    python = DocumentEntity(name="The Python", kind=PageKind.ORGANISATION, aliases=["Python"],
+                            mentions=[EntityMention(start=start, end=start + 10, surface="The Python")])
+    assert not _named_by_an_email_domain(text, python)
 
 
 def test_a_brands_product_is_a_tool_and_so_is_its_short_name_in_other_notes(tmp_path):
