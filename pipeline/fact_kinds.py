@@ -189,7 +189,8 @@ _PENDING = re.compile(
     re.IGNORECASE,
 )
 _OPEN = re.compile(
-    r"\b(?:open\s+question|open\s+issue|whether|unclear|unknown|unresolved|not\s+(?:yet\s+)?(?:clear|sure|known|certain))\b",
+    # whole words only: 'aarch64-unknown-linux-gnu' names a platform
+    r"(?<![\w-])(?:open\s+question|open\s+issue|whether|unclear|unknown|unresolved|not\s+(?:yet\s+)?(?:clear|sure|known|certain))(?![\w-])",
     re.IGNORECASE,
 )
 _MODAL = (r"(?:will|shall|'ll|’ll|is\s+going\s+to|are\s+going\s+to|am\s+going\s+to|is\s+to|are\s+to|needs\s+to|"
