@@ -70,6 +70,9 @@ _COMMON = {
     "need", "needs", "asked", "want", "wants", "whether", "open", "question", "action", "item", "now", "today",
 }
 _FIELD_LINE = re.compile(r"^[A-Za-z][\w -]{0,30}:\s")
+# A sentence that opens with a pronoun goes on from an earlier one ('He's going to use this …'): it
+# says nothing on its own about what an area is.
+_REFERS_BACK = re.compile(r"^[\"'“‘]?(?:he|she|they|it|this|that|these|those|his|her|their|its)\b", re.IGNORECASE)
 _SENTENCE = re.compile(r"^[\"'“‘]?[A-Z].*\w.*[.!)\"'”’]$")
 _CLAUSE_END = re.compile(r"[;,:(]|\s(?:and|but|because|while|which|who|so)\s|\.\s|\.$")
 
@@ -396,7 +399,8 @@ def _what_it_is(focus: dict) -> dict | None:
     sentence; a header line ('PEP: 817', 'Author: …') or a fragment of code says what a document is
     filed as or holds, not what the area is."""
     statements = sorted(focus["statements"], key=lambda f: (f["earliest"] or datetime.max, f["position"] or 0))
-    sentences = [f for f in statements if _SENTENCE.match(f["text"]) and not _FIELD_LINE.match(f["text"])]
+    sentences = [f for f in statements if _SENTENCE.match(f["text"]) and not _FIELD_LINE.match(f["text"])
+                 and not _REFERS_BACK.match(f["text"])]
     words = {w for w in re.findall(r"[a-z]{4,}", focus["title"].lower())}
     naming = [f for f in sentences if words & set(re.findall(r"[a-z]{4,}", f["text"].lower()))]
     return (naming or sentences or [None])[0]

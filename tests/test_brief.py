@@ -117,3 +117,17 @@ def test_a_tight_budget_shares_its_room_between_decisions_and_open_items():
     shown = [line.text.split(":")[0].split(" (")[0] for line in brief.lines if line.section in ("decision", "action")]
     assert shown.count("Decided") >= 2 and shown.count("To do") >= 2, brief.text
     assert shown == sorted(shown, key=lambda s: s != "Decided"), brief.text  # read grouped by kind
+
+
+def test_what_an_area_is_is_never_a_sentence_that_refers_back():
+    # seen on 20 PEPs: 'He's going to use this to build the MacOS versions.' said what the area is
+    from datetime import datetime, timezone
+
+    from knowledge.brief import _what_it_is
+
+    def statement(i: int, text: str) -> dict:
+        return {"text": text, "earliest": datetime(2026, 12, 1, tzinfo=timezone.utc), "position": i}
+
+    focus = {"title": "releases", "statements": [statement(0, "He's going to use this to build the MacOS versions."),
+                                                  statement(1, "Each feature release gets a release manager.")]}
+    assert _what_it_is(focus)["text"] == "Each feature release gets a release manager."
