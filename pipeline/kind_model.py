@@ -344,7 +344,8 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
         entity, text = documents[d].entities[e], documents[d].parsed.text
         chances = dict(zip(model.classes, row.tolist(), strict=True))
         chances_of[id(entity)] = chances
-        if _heading_word_read_as_person(text, entity) or _calendar_word(entity) or names.names_a_document_type(entity.name) or (
+        if (_heading_word_read_as_person(text, entity) or _calendar_word(entity) or names.names_a_document_type(entity.name)
+                or _a_software_parts_generic_name(entity)) or (
                 not entity.kind_certain and is_job_title(entity.name) and _in_apposition_to_a_name(text, entity)
                 and not office_of(entity.name)):  # 'Ops Manager' is a role; an office ('Vice President') may join its holder later
             kind = None  # '# Vendor sync': an everyday word capitalised by its place, no one's name
@@ -734,6 +735,11 @@ def _strong_tool_cue_share(text: str, entity: DocumentEntity) -> float:
     if len(words) > 1 and words[-1] in TOOL_AFTER_STRONG:
         return 1.0
     return _cue_share(text, entity, lambda s, e: in_strong_tool_cue(text, s, e))
+
+
+def _a_software_parts_generic_name(entity: DocumentEntity) -> bool:
+    """'the API', 'the SDK', 'a CLI': what a piece of software has, in capitals, not a name of one."""
+    return entity.name.isupper() and entity.name.lower() in TOOL_AFTER_STRONG and not entity.kind_certain
 
 
 def _weak_firm_or_tool(entity: DocumentEntity, chances: dict[str, float] | None) -> bool:
