@@ -701,12 +701,19 @@ def _known_unnamed_name(text: str, entity: DocumentEntity) -> bool:
 
 
 def _known_software_read_as_firm(entity: DocumentEntity, chances: dict[str, float]) -> bool:
-    """A firm or a person by spaCy's label that Simple Icons knows (and no given name), in a
+    """A firm, a person or a work by spaCy's label that Simple Icons knows (and no given name), in a
     context the classifier reads more as software than as spaCy's kind ('Jira is down again';
     news contexts keep 'Google' a firm)."""
-    label = {PageKind.ORGANISATION: "organisation", PageKind.PERSON: "person"}.get(entity.kind)
-    return (label is not None and not entity.candidate and is_known_name(entity.name)
-            and not is_given_name(entity.name.lower()) and (chances["tool"] > chances[label] or _a_brands_product(entity.name)))
+    if entity.kind is PageKind.PROJECT and not entity.kind_certain:
+        # spaCy's 'work of art' ('an Airtable base'): the classifier has no project class to weigh
+        rival = max(chances["organisation"], chances["person"])
+    else:
+        label = {PageKind.ORGANISATION: "organisation", PageKind.PERSON: "person"}.get(entity.kind)
+        if label is None:
+            return False
+        rival = chances[label]
+    return (not entity.candidate and is_known_name(entity.name)
+            and not is_given_name(entity.name.lower()) and (chances["tool"] > rival or _a_brands_product(entity.name)))
 
 
 def _a_brands_product(name: str) -> bool:

@@ -429,6 +429,14 @@ def test_a_name_with_phases_or_an_approval_as_a_project_is_a_project_in_every_no
     assert kinds.get(("news.md", "Congress")) is not PageKind.PROJECT, kinds  # an active 'approved' is someone's act
 
 
+def test_known_software_spacy_took_for_a_work_is_a_tool(tmp_path):
+    # seen on fresh notes 5: 'Airtable' (spaCy's work of art) was a project in every note
+    kinds = _kinds(tmp_path, "# CRM options\n\nPrepared by: Nadia Osei\n\nContact records currently live in three places: an "
+                             "Excel workbook kept by the community team, an Airtable base set up for the Marlowe "
+                             "consultation, and email.\n")
+    assert kinds.get("Airtable") is PageKind.TOOL, kinds
+
+
 def test_shape_candidates_find_code_shaped_and_cued_names_only():
     text = "We deployed the service with Node.js and nginx. Then we run install webpack today."
     found = {text[s:e] for s, e in shape_candidates(text, [], [(0, 46), (47, len(text))])}
