@@ -72,7 +72,9 @@ _COMMON = {
 _FIELD_LINE = re.compile(r"^[A-Za-z][\w -]{0,30}:\s")
 # A sentence that opens with a pronoun goes on from an earlier one ('He's going to use this …'): it
 # says nothing on its own about what an area is.
-_REFERS_BACK = re.compile(r"^[\"'“‘]?(?:he|she|they|it|this|that|these|those|his|her|their|its)\b", re.IGNORECASE)
+# ('This PEP proposes …' and 'IT replaces the laptops' say what something is.)
+_REFERS_BACK = re.compile(r"^[\"'“‘]?(?:(?:He|She|They|His|Her|Their|Its)\b|(?:It|This|That|These|Those)(?:['’]s\b|\s+"
+                          r"(?:is|was|are|were|will|would|has|have|had|can|could|should|must|also|then|means?)\b))")
 _SENTENCE = re.compile(r"^[\"'“‘]?[A-Z].*\w.*[.!)\"'”’]$")
 _CLAUSE_END = re.compile(r"[;,:(]|\s(?:and|but|because|while|which|who|so)\s|\.\s|\.$")
 

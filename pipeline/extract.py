@@ -464,7 +464,9 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]],
         if authors:  # 'Marsden & Mackey, 2014': the authors of a citation, each a person
             out.extend((start + s, start + e, PageKind.PERSON) for s, e in authors)
             continue
-        parts = names.conjoined_parts(surface, set(known), kind is PageKind.PERSON, first_names)
+        # first names only where spaCy read a title of a work ('Lars and Ilse'), not a firm ('Simon and Schuster')
+        parts = names.conjoined_parts(surface, set(known), kind is PageKind.PERSON,
+                                      first_names if kind is PageKind.PROJECT else frozenset())
         if parts:  # 'Niklaus and Johann' [II]: the last part takes the number the model left outside
             people_named = names.are_first_names([surface[s:e] for s, e in parts], first_names)
             out.extend((start + s, names.end_with_number(text, start + e) if kind is PageKind.PERSON else start + e,

@@ -85,34 +85,40 @@ def is_project_name(text: str, entity: DocumentEntity) -> bool:
     return any(next_word(text, m.end) == "project" and previous_word(text, m.start) == "the" for m in entity.mentions)
 
 
-# How a team speaks of its projects, read after a name: 'Lantern — phase 1 planning', 'Brightwater —
-# Project Status Report', 'the Heron kickoff', 'Kestrel stage 2'.
-_PROJECT_AFTER = re.compile(
-    r"[ \t]*(?:[—–:-][ \t]*)?(?:phase|stage)[ \t]+(?:\d+|[IVX]+|one|two|three)\b"
+# How a team speaks of its projects. Strongest, a name given as the work itself: '# Proposal: Tidepool
+# (cut spend …)', 'Lantern approved as an internal project'. Then its stages: 'Lantern — phase 1 planning',
+# 'Kestrel stage 2', 'the Heron kickoff', 'Brightwater — Project Status Report' (not a 'phase 3 trial',
+# a drug's). Weakest, an elliptic approval as a line's item: 'D1: Tidepool approved, 6 wks' ('Congress
+# approved the bill' is an act of Congress; 'Okafor approved, with conditions' is one of Okafor).
+_STAGE_AFTER = re.compile(
+    r"[ \t]*(?:[—–:-][ \t]*)?(?:phase|stage)[ \t]+(?:\d+|[IVX]+|one|two|three)\b(?![ \t]+(?:trials?|study|studies|clinical))"
     r"|[ \t]*[—–:-][ \t]*project\b"  # not 'the GoDoRP project': in technical text that is the software
     r"|[ \t]+(?:kick-?off|go-live|milestones?)\b",
     re.IGNORECASE)
-# A decision that approves it, written elliptically as a line's item: 'D1: Tidepool approved, 6 wks',
-# 'Decision: Lantern approved as an internal project' ('Congress approved the bill' is an act of Congress).
-_APPROVED_AFTER = re.compile(r"[ \t]+approved(?:[ \t]*[,.;]|[ \t]+as[ \t]+(?:an?[ \t]+)?(?:[\w-]+[ \t]+){0,2}project\b)",
-                             re.IGNORECASE)
+_APPROVED_AS_PROJECT = re.compile(r"[ \t]+approved[ \t]+as[ \t]+(?:an?[ \t]+)?(?:[\w-]+[ \t]+){0,2}project\b", re.IGNORECASE)
+_APPROVED_ALONE = re.compile(r"[ \t]+approved[ \t]*[,.;]", re.IGNORECASE)
 _LINE_ITEM_OPENING = re.compile(r"[ \t]*(?:[-*•]|\d+[.)])?[ \t]*(?:\**[A-Z][\w ]{0,20}:\**[ \t]*)?$")
-# The title a proposal or a charter gives the work it proposes: '# Proposal: Tidepool (cut spend …)'.
 _PROPOSAL_BEFORE = re.compile(r"(?:^|\n)[ \t#*]*(?:proposal|pitch|charter|project brief)[ \t]*:[ \t]*$", re.IGNORECASE)
+_TITLE, _STAGE, _APPROVAL = 3, 2, 1  # how strongly a cue says 'project'
 
 
-def spoken_of_as_a_project(text: str, start: int, end: int) -> bool:
-    """Whether one mention is used the way a team speaks of a project (see the patterns above)."""
-    if _PROJECT_AFTER.match(text, end):
-        return True
+def project_cue(text: str, start: int, end: int) -> int:
+    """How strongly one mention is spoken of as a project: _TITLE, _STAGE, _APPROVAL or 0."""
     line_start = text.rfind("\n", 0, start) + 1
-    if _APPROVED_AFTER.match(text, end) and _LINE_ITEM_OPENING.fullmatch(text, line_start, start):
-        return True
-    return bool(_PROPOSAL_BEFORE.search(text, max(0, line_start - 1), start))
+    if _PROPOSAL_BEFORE.search(text, max(0, line_start - 1), start) or _APPROVED_AS_PROJECT.match(text, end):
+        return _TITLE
+    if _STAGE_AFTER.match(text, end):
+        return _STAGE
+    if _APPROVED_ALONE.match(text, end) and _LINE_ITEM_OPENING.fullmatch(text, line_start, start):
+        return _APPROVAL
+    return 0
 
 
 def _project_cue_share(text: str, entity: DocumentEntity) -> float:
-    return _cue_share(text, entity, lambda s, e: spoken_of_as_a_project(text, s, e))
+    """The share of the name's mentions spoken of as a project as strongly as its reading requires:
+    spaCy's firm only as the work itself, a person also by its stages, anything else by any cue."""
+    needed = {PageKind.ORGANISATION: _TITLE, PageKind.PERSON: _STAGE}.get(entity.kind, _APPROVAL)
+    return _cue_share(text, entity, lambda s, e: project_cue(text, s, e) >= needed)
 
 
 def _may_be_a_project(entity: DocumentEntity) -> bool:

@@ -279,18 +279,27 @@ def is_inverted_name(surface: str) -> bool:
 _LINE = re.compile(r"^[ \t]*(.+?)\.?[ \t]*$", re.MULTILINE)
 
 
+# Words that open a short reply or a greeting addressed to someone: 'Okay, Mark.', 'Agreed, Tom.', 'Hi, Sam'.
+_ADDRESSING_WORDS = frozenset({"okay", "ok", "agreed", "sure", "yes", "no", "noted", "thanks", "thank", "welcome",
+                               "note", "great", "right", "well", "sorry", "congrats", "congratulations", "cheers", "hi",
+                               "hello", "hey", "dear", "morning", "evening", "afternoon", "bye", "please", "done",
+                               "fine", "perfect", "good", "nice", "true", "exactly", "absolutely", "sounds"})
+
+
 def inverted_name_lines(text: str) -> list[tuple[int, int]]:
-    """The spans of lines that are one 'Surname, Given' name and nothing else ('London, Jack.'), as
-    reading lists, catalogues and exports write their people; the given name must be one the
-    nickname dataset knows, so 'Paris, France.' stays a place, and a mail's 'Best, Nada' is a closing."""
-    from pipeline.units import is_closing
+    """The spans of lines that are one 'Surname, Given' name and nothing else ('London, Jack.'), in a
+    list of two or more such lines, as reading lists, catalogues and exports write their people. The
+    given name must be one the nickname dataset knows ('Paris, France.' stays a place) and the line
+    no greeting, closing or reply ('Hi, Sam', 'Best, Nada', 'Okay, Mark.')."""
+    from pipeline.units import is_salutation
 
     spans: list[tuple[int, int]] = []
     for line in _LINE.finditer(text):
         match = _inverted(line.group(1))
-        if match and is_given_name(match.group(2).lower()) and not is_closing(match.group(1)):
+        if (match and is_given_name(match.group(2).lower()) and not is_salutation(line.group(0))
+                and match.group(1).lower() not in _ADDRESSING_WORDS):
             spans.append((line.start(1), line.end(1)))
-    return spans
+    return spans if len(spans) >= 2 else []
 
 
 @lru_cache(maxsize=65536)
@@ -474,10 +483,9 @@ _DOCUMENT_NOUNS = frozenset({"report", "reports", "plan", "plans", "update", "up
 
 def names_a_document_type(name: str) -> bool:
     """'Project Status Report', 'Project Kickoff': a kind of document or meeting about a project, no
-    project's name (every word is everyday English and the last is such a noun)."""
+    project's name (every word after 'Project' is such a noun; 'Project Phoenix Update' names Phoenix)."""
     words = name.split()
-    return (len(words) >= 2 and words[0].lower() == "project" and words[-1].lower() in _DOCUMENT_NOUNS
-            and all(is_common_word(w) for w in words[1:]))
+    return len(words) >= 2 and words[0].lower() == "project" and all(w.lower() in _DOCUMENT_NOUNS for w in words[1:])
 
 
 def project_short_form(name: str) -> str | None:

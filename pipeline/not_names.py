@@ -13,11 +13,12 @@ from __future__ import annotations
 import re
 
 from pipeline.known_names import is_known_name
-from pipeline.names import is_common_word
+from pipeline.names import is_common_word, is_given_name
 
-_NUMBER_BEFORE = re.compile(r"(?:(?:^|(?<=[\s(+~≈-]))(?P<number>\d[\d,]*(?:\.\d+)?%?)|\bper)[ \t]?$")
-_YEAR = re.compile(r"1[5-9]\d\d|20\d\d")
-_WORD_BEFORE = re.compile(r"([\w.:-]+)[ \t]+$")
+_NUMBER_BEFORE = re.compile(r"(?:(?:^|(?<=[\s(+~≈-]))(?P<number>\d[\d,]*(?:\.\d+)?(?P<percent>%)?)|\bper)[ \t]?$")
+# A unit of measure as written after a number: an SI prefix and a base unit ('MW', 'kV', 'MWh', 'GB',
+# 'ms', 'kg'); after a percentage any short word is a ratio's name ('61% YoY', '+9% QoQ').
+_UNIT = re.compile(r"[kMGTPmµnc]?(?:W|Wh|V|VA|A|Ah|Hz|B|b|bps|g|m|m2|m3|s|l|L|J|Pa|t|Nm)|°[CF]|[kKM]")
 _UNIT_MAX_CHARS = 4
 _PERIOD = re.compile(r"Q[1-4]|FY\d{2}(?:/\d{2})?")
 _CODE = re.compile(r"[A-Z]{1,3}\d{1,3}")
@@ -36,18 +37,11 @@ def _in_a_table_row(text: str, start: int) -> bool:
     return text[line_start:start].lstrip().startswith("|")
 
 
-def _a_measure_before(before: str) -> bool:
-    """A count or a measure ends `before` ('from 20', '61%', 'per'), not a version: 'Cognos 8 Cube',
-    'Ubuntu 16.04.2 LTS' and 'version: 1.26 Go' name things."""
+def _a_unit_after_a_measure(before: str, surface: str) -> bool:
+    """A unit after a measure: '20 MW', 'per MW', '61% YoY'; not a count of things ('3 IBM
+    consultants', 'as per John', 'the 2018 FIFA World Cup')."""
     number = _NUMBER_BEFORE.search(before)
-    if not number:
-        return False
-    if not number.group("number"):
-        return True  # 'per MW'
-    if _YEAR.fullmatch(number.group("number")):
-        return False  # 'the 2018 FIFA World Cup': a year, no measure
-    word = _WORD_BEFORE.search(before, 0, number.start())
-    return not (word and (word.group(1)[:1].isupper() or word.group(1).rstrip(":").lower() == "version"))
+    return bool(number) and bool(_UNIT.fullmatch(surface) or number.group("percent"))
 
 
 def names_nothing(text: str, start: int, end: int) -> bool:
@@ -55,11 +49,12 @@ def names_nothing(text: str, start: int, end: int) -> bool:
     surface = text[start:end]
     line_start = text.rfind("\n", 0, start) + 1
     before = text[line_start:start]
-    if len(surface) <= _UNIT_MAX_CHARS and " " not in surface and _a_measure_before(before):
+    if len(surface) <= _UNIT_MAX_CHARS and " " not in surface and _a_unit_after_a_measure(before, surface):
         return True  # '20 MW', '61% YoY'
     if _PERIOD.fullmatch(surface) or _REFERENCE.fullmatch(surface):
         return True  # 'Q3 2029', 'FY26/27', 'ref CO-4471'
-    if _CODE.fullmatch(surface) and _ITEM_OPENING.search(text, max(0, line_start - 1), start) and _LABEL_AFTER.match(text, end):
+    if (_CODE.fullmatch(surface) and not is_known_name(surface)  # '- S3: bucket policy' is Amazon's
+            and _ITEM_OPENING.search(text, max(0, line_start - 1), start) and _LABEL_AFTER.match(text, end)):
         return True  # 'R3 | …', '- D2: …'
     word = surface.lower()
     if word in _RAG and (surface.isupper() or (_CELL_OPENING.search(before) and _CELL_ALONE_AFTER.match(text, end))):
@@ -67,4 +62,5 @@ def names_nothing(text: str, start: int, end: int) -> bool:
     return bool(
         " " not in surface and _CELL_OPENING.search(before) and _in_a_table_row(text, start)
         and _CELL_GOES_ON.match(text, end) and is_common_word(surface) and not is_known_name(surface)
+        and not is_given_name(surface.lower())  # '| Mark to send the deck |' is Mark
     )  # '| Update landowner access status |': the cell's first word, capitalised by its place

@@ -171,7 +171,7 @@ def title_apart(text: str, stem: str) -> str:
     sentence: a PDF whose title line has the body's font comes out as 'Vector search notes Sofia
     Marquez compared …'. Only the file's own name, and only before a capital (a new sentence)."""
     words = [w for w in re.split(r"[\W_]+", stem) if w]
-    if not words:
+    if len(words) < 2:  # 'john.pdf' beginning 'John Smith wrote …' names John Smith
         return text
     title = re.match(r"\s*" + r"[\W_]+".join(map(re.escape, words)) + r"(?= (?-i:[A-Z]))", text, re.IGNORECASE)
     if not title:
@@ -266,7 +266,8 @@ def parse_document(path: Path, key: str, owner: str, settings: Settings) -> Pars
             if problem:
                 return base.model_copy(update={"failure": f"the file could not be read as {fmt}: {problem}"})
             texts = _read_unstructured(path, fmt)
-            text = title_apart("\n\n".join(texts), path.stem)
+            text = "\n\n".join(texts)
+            text = title_apart(text, path.stem) if fmt == "pdf" else text
             element_count = len(texts)
     except ValueError as e:
         return base.model_copy(update={"failure": f"the file could not be read as {fmt}: {e}"})

@@ -53,8 +53,8 @@ def dagster_instance(settings: Settings | None = None) -> DagsterInstance:
     made absolute, DAGSTER_HOME points at it, and Dagster's public `DagsterInstance.get()` opens it.
     """
     settings = settings or get_settings()
-    home = settings.dagster_home
-    storage = settings.dagster_storage_dir
+    home = settings.dagster_home.resolve()  # Dagster wants DAGSTER_HOME absolute, and a relative SUBTEXT_STATE_DIR is allowed
+    storage = settings.dagster_storage_dir.resolve()
     (storage / "compute_logs").mkdir(parents=True, exist_ok=True)
     config = yaml.safe_load((PROJECT_ROOT / "dagster.yaml").read_text())
     config["storage"]["sqlite"]["base_dir"] = str(storage)
@@ -64,7 +64,9 @@ def dagster_instance(settings: Settings | None = None) -> DagsterInstance:
     instance_file = home / "dagster.yaml"
     if not instance_file.exists() or instance_file.read_text() != written:
         home.mkdir(parents=True, exist_ok=True)
-        instance_file.write_text(written)
+        scratch = home / f".dagster.yaml.{os.getpid()}"  # the CLI and the server may write it at once: whole or not at all
+        scratch.write_text(written)
+        os.replace(scratch, instance_file)
     os.environ["DAGSTER_HOME"] = str(home)
     return DagsterInstance.get()
 

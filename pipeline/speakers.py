@@ -291,12 +291,22 @@ def _is_person_field(name: str) -> bool:
     """'Attendees', and one of a few roles with a qualifier before it ('Eng on-call', 'Tech lead');
     not 'Integrates with' or 'Powered by'."""
     words = name.strip().lower().split()
-    return bool(words) and (" ".join(words) in PERSON_FIELDS or (len(words) <= 3 and words[-1] in _QUALIFIED_ROLES))
+    if not words or " ".join(words) in PERSON_FIELDS:
+        return bool(words)
+    if len(words) > 3:
+        return False
+    if words[-1] in _MANAGING_ROLES:  # 'Project manager: Léa Dubois', not 'Package manager: Poetry'
+        return words[-2] in _PEOPLE_QUALIFIERS
+    return words[-1] in _QUALIFIED_ROLES
 
 
-# 'Project manager: Léa Dubois', 'Programme sponsor: …' open status reports and charters
-_QUALIFIED_ROLES = frozenset({"on-call", "owner", "lead", "contact", "chair", "host", "dri", "approver", "assignee",
-                              "manager", "sponsor", "coordinator", "director"})
+_QUALIFIED_ROLES = frozenset({"on-call", "owner", "lead", "contact", "chair", "host", "dri", "approver", "assignee"})
+# Roles that are also the names of software or of bodies ('Package manager', 'Funding director'): a
+# person's field only after a word that qualifies a person's job.
+_MANAGING_ROLES = frozenset({"manager", "sponsor", "coordinator", "director"})
+_PEOPLE_QUALIFIERS = frozenset({"project", "programme", "program", "product", "account", "engineering", "delivery",
+                                "executive", "managing", "general", "technical", "site", "office", "operations",
+                                "client", "team", "hiring", "release", "event", "study", "commercial", "finance"})
 
 
 _FIELD_DIVIDER = re.compile(r"\s[·|•]\s")

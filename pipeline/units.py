@@ -74,11 +74,13 @@ def unit_breaks(text: str) -> list[int]:
     breaks: set[int] = set()
     position = 0
     signature = False  # after 'Best,' each line is a unit: 'Jonas Weber', 'Head of People, Fjordline'
-    in_table = False  # inside a reStructuredText simple table, each row is a unit
+    in_table, borders = False, 0  # inside a reStructuredText simple table each row is a unit
     for line in text.splitlines(keepends=True):
         end = position + len(line)
-        border = bool(_TABLE_BORDER.match(line))
-        in_table = (in_table or border) and bool(line.strip())
+        if not line.strip() or borders == 3:  # a blank line or the closing border (after the header's) ends it
+            in_table, borders = False, 0
+        if _TABLE_BORDER.match(line):
+            in_table, borders = True, borders + 1
         if not line.strip() or _is_structural(line) or signature or is_salutation(line) or in_table:
             breaks.update((position, end))
         signature = signature or is_closing(line)

@@ -131,3 +131,6 @@ def test_what_an_area_is_is_never_a_sentence_that_refers_back():
     focus = {"title": "releases", "statements": [statement(0, "He's going to use this to build the MacOS versions."),
                                                   statement(1, "Each feature release gets a release manager.")]}
     assert _what_it_is(focus)["text"] == "Each feature release gets a release manager."
+    # found in review: 'This PEP proposes …' is how a document says what it is
+    focus["statements"].insert(0, statement(-1, "This PEP proposes a standard format for release notes."))
+    assert _what_it_is(focus)["text"] == "This PEP proposes a standard format for release notes."

@@ -74,10 +74,10 @@ def test_a_restructuredtext_tables_rows_are_units_and_its_borders_none():
     # seen on 20 PEPs: a whole simple table was one unit, read as an open question in the brief
     text = ("Supported targets:\n\n========================= =====\nTarget Triple             Notes\n"
             "========================= =====\naarch64-apple-darwin      clang\ni686-pc-windows-msvc\n"
-            "========================= =====\n\nThe list wraps\nonto a second line.\n")
+            "========================= =====\nThe numbers above\nwrap onto two lines.\n\nThe list wraps\nonto a second line.\n")
     units = [text[s:e] for s, e in split_into_units(text, [(0, len(text))], unit_breaks(text))]
     assert units == ["Supported targets:", "Target Triple             Notes", "aarch64-apple-darwin      clang",
-                     "i686-pc-windows-msvc", "The list wraps\nonto a second line."], units
+                     "i686-pc-windows-msvc", "The numbers above\nwrap onto two lines.", "The list wraps\nonto a second line."], units
 
 
 def test_full_width_sentence_ends_end_a_unit():
@@ -121,3 +121,4 @@ def test_a_pdfs_title_line_the_parser_ran_into_its_first_sentence_is_a_unit_of_i
     assert title_apart("Meeting notes were taken by Ada.", "meeting") == "Meeting notes were taken by Ada."
     assert title_apart("Q3 plan Ada Park owns the plan.", "q3-plan") == "Q3 plan\n\nAda Park owns the plan."
     assert title_apart("Q3 plan. Ada Park owns it.", "q3-plan") == "Q3 plan. Ada Park owns it."
+    assert title_apart("John Smith wrote this report.", "john") == "John Smith wrote this report."  # found in review

@@ -328,6 +328,10 @@ def test_a_reading_list_names_its_authors_surname_first():
     listed = _extract("Who lives where:\n\nParis, France.\nBerlin, Germany.\n\nBest,\nThanks, Nada\n")
     people = {e.name for e in listed.entities if e.kind is PageKind.PERSON}
     assert not people & {"France Paris", "Germany Berlin", "Nada Thanks", "Thanks, Nada"}, people
+    # found in review: greetings and replies addressed to someone are no inverted names
+    chat = _extract("Hi, Sam\n\nThe vendor sent the contract to Priya Shah.\n\nOkay, Mark.\nAgreed, Tom.\n")
+    people = {e.name for e in chat.entities if e.kind is PageKind.PERSON}
+    assert not people & {"Sam Hi", "Mark Okay", "Tom Agreed"}, people
 
 
 def test_a_span_in_lower_case_only_is_no_name():
@@ -383,6 +387,11 @@ def test_two_names_joined_by_and_in_one_span_are_two():
     start, listed = text.index("Lars and"), [(9, 20), (22, 39)]
     assert _refine_spans(text, [(start, len(text) - 2, PageKind.PROJECT)], listed) == [
         (start, start + 4, PageKind.PERSON), (text.index("Ilse."), len(text) - 2, PageKind.PERSON)]
+    # a firm spaCy read ('Simon and Schuster') stays one, whoever the document names
+    firm = "Present: Simon Cowell\n\nHe signed with Simon and Schuster."
+    start = firm.index("Simon and")
+    assert _refine_spans(firm, [(start, len(firm) - 1, PageKind.ORGANISATION)], [(9, 21)]) == [
+        (start, len(firm) - 1, PageKind.ORGANISATION)]
     # not without someone of that first name in the document
     assert _refine_spans(text, [(start, len(text) - 2, PageKind.PROJECT)]) == [(start, len(text) - 2, PageKind.PROJECT)]
 

@@ -396,6 +396,14 @@ def test_a_status_reports_role_fields_name_their_people(tmp_path):
     people = {e.name for e in typed.entities if e.kind is PageKind.PERSON}
     assert {"Léa Dubois", "Ngozi Adebayo-Clarke"} <= people, people
     assert not {e.name for e in typed.entities} & {"Project Status Report", "Léa Dubois\nReporting"}
+    from pipeline.names import names_a_document_type
+
+    assert not names_a_document_type("Project Phoenix Update")  # found in review: Phoenix is the project
+    # found in review: a software field named like a role names no person
+    path = write(tmp_path, "stack.md", "# Stack\n\nPackage manager: Poetry\nSecrets manager: Vault\n"
+                 "Funding director: Horizon Europe\n\nWe keep the stack small.\n")
+    typed = extract_documents([parse_document(path, "stack.md", "me", get_settings())], embed=embed_texts)[0]
+    assert not {e.name for e in typed.entities if e.kind is PageKind.PERSON} & {"Poetry", "Vault", "Horizon Europe"}
 
 
 def test_a_department_inside_a_firms_name_and_fields_that_are_no_roles(tmp_path):
