@@ -459,6 +459,8 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]],
         if kind is PageKind.PERSON:
             start = names.start_with_titles(text, start)
             end = names.end_with_number(text, end)
+        elif (product_end := names.product_before_its_part(text[start:end])) is not None:
+            end = start + product_end  # 'the Airflow DAG' is Airflow, used
         surface = text[start:end]
         authors = names.cited_authors(surface, text[end:end + 80]) if kind in (PageKind.PERSON, PageKind.ORGANISATION) else None
         if authors:  # 'Marsden & Mackey, 2014': the authors of a citation, each a person

@@ -584,9 +584,10 @@ _INSTITUTION_FOLLOWER = re.compile(
 
 def _in_apposition_to_a_name(text: str, entity: DocumentEntity) -> bool:
     """'Siosaia Taufa, Ops Manager, Sunbeck': every mention follows a full name (two capitalised
-    words) and a comma (software is named so too, 'the Layout Manager', but not after a name)."""
+    words) and a comma or a line break (software is named so too, 'the Layout Manager', but not after a name)."""
     return bool(entity.mentions) and all(
-        re.search(r"[A-Z][\w'’-]+\s+[A-Z][\w'’-]+,\s*$", text[max(0, m.start - 60):m.start]) for m in entity.mentions)
+        re.search(r"[A-Z][\w'’-]+\s+[A-Z][\w'’-]+(?:,[ \t]*|[ \t]*\n[ \t]*)$", text[max(0, m.start - 60):m.start])
+        for m in entity.mentions)  # or on the line under it, as a signature gives it: 'Ravi Subramanian\nGrid Connections Engineer'
 
 
 def _named_as_an_institution(text: str, entity: DocumentEntity) -> bool:

@@ -204,6 +204,24 @@ def _is_opening_adverb(word: str, participles: bool) -> bool:
     return zipf_frequency(word, "en") >= get_settings().opener_min_zipf
 
 
+# A software part's generic name after a product's: 'the Airflow DAG', 'the Stripe API', 'Notion SDK'.
+_SOFTWARE_PART = re.compile(r"\s+(?:APIs?|SDKs?|CLIs?|DAGs?|DBs?)$")
+
+
+def product_before_its_part(surface: str) -> int | None:
+    """The end of a known product's name before a software part's generic name ('Airflow' of
+    'Airflow DAG'): the page is the product's, the part is how it is used. None when there is none."""
+    from pipeline.known_names import is_known_name
+
+    part = _SOFTWARE_PART.search(surface)
+    if part and part.start() > 1 and is_known_name(surface[: part.start()]):  # not the C of 'the C API'
+        return part.start()
+    return None
+
+
+_DATE_ABBREVIATION = re.compile(r"(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec|Mon|Tues?|Wed|Thu|Thurs|Fri|Sat|Sun)\.\s+(?=[A-Z])")
+
+
 def sentence_opener(surface: str, sentence_start: bool, person: bool = False) -> int:
     """How many characters of a span are a capitalised function word that only opens the sentence:
     'With Wikinews', 'How The Onion', 'After Theodorus' -> the offset where the name starts, else 0.
@@ -216,6 +234,9 @@ def sentence_opener(surface: str, sentence_start: bool, person: bool = False) ->
     """
     from spacy.lang.en.stop_words import STOP_WORDS
 
+    abbreviation = _DATE_ABBREVIATION.match(surface)
+    if abbreviation:  # 'went live on 23 Nov. Tessaly Group is …': the model ran the date into the next sentence
+        return abbreviation.end()
     words = surface.split(" ", 1)
     if not sentence_start or len(words) < 2 or not words[1][:1].isupper() or words[0].isupper():
         return 0

@@ -396,6 +396,20 @@ def test_two_names_joined_by_and_in_one_span_are_two():
     assert _refine_spans(text, [(start, len(text) - 2, PageKind.PROJECT)]) == [(start, len(text) - 2, PageKind.PROJECT)]
 
 
+def test_a_date_run_into_the_next_sentence_and_a_products_part_are_not_part_of_the_name():
+    # seen on fresh notes 4: 'went live on 23 Nov. Tessaly Group is …' and 'the nightly Airflow DAG'
+    # made pages 'Nov Tessaly Group' and 'Airflow DAG'
+    from pipeline.extract import _refine_spans
+
+    text = "A first version went live on 23 Nov. Tessaly Group is in talks. The nightly Airflow DAG loads the scans."
+    spans = [(text.index("Nov."), text.index(" is in"), PageKind.ORGANISATION),
+             (text.index("Airflow"), text.index(" loads"), PageKind.ORGANISATION)]
+    assert [text[s:e] for s, e, _ in _refine_spans(text, spans)] == ["Tessaly Group", "Airflow"]
+    # the C of 'the C API' is no product of its own here
+    api = "Use the C API."
+    assert [api[s:e] for s, e, _ in _refine_spans(api, [(8, 13, PageKind.ORGANISATION)])] == ["C API"]
+
+
 def test_the_authors_of_a_citation_are_people_each():
     from pipeline.extract import _refine_spans
     from graph_schema.kinds import PageKind

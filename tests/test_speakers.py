@@ -226,6 +226,16 @@ def test_an_email_signature_says_where_its_writer_works(tmp_path):
         ("Jonas Weber", "works_at", "Fjordline Systems")}
 
 
+def test_a_signatures_job_title_line_is_no_organisation(tmp_path):
+    # seen on fresh notes 5: 'Grid Connections Engineer' under the writer's name became a firm
+    from graph_schema.embedding import embed_texts
+
+    path = write(tmp_path, "offer.txt", "Subject: revised offer\n\nHi Jonas,\n\nThanks for the call.\n\nBest regards,\n"
+                 "Ravi\n\nRavi Subramanian\nGrid Connections Engineer\nHollowmere Renewables Ltd\n")
+    typed = extract_documents([parse_document(path, "offer.txt", "me", get_settings())], embed=embed_texts)[0]
+    assert "Grid Connections Engineer" not in {e.name for e in typed.entities}, [(e.name, e.kind) for e in typed.entities]
+
+
 def test_a_signature_with_a_first_name_above_the_full_one_still_gives_the_employer(tmp_path):
     text = "Subject: assets\n\nHi Omar,\n\nThanks for the files.\n\nBest,\nGrace\n\nGrace Okafor\nHead of Product, Fernwell\n"
     extracted = _extract(tmp_path, "assets.md", text)
