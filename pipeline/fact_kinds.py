@@ -120,6 +120,7 @@ _NOT_DONE = re.compile(r"\b(?:not|n't|never|yet\s+to|still\s+to|once|when|until|
 # punctuation. It names a section; it decides or asks nothing itself.
 _HEADING_WORD = re.compile(r"^(?:[A-Z0-9][\w'’&/-]*|a|an|the|of|and|or|for|to|in|on|with|vs\.?|by|at)$")
 _HEADING_MAX_WORDS = 6
+_QUESTION_HEADING_MAX_WORDS = 4
 _ASKS = re.compile(r"\?[\"'”’)\]]*\s*$")
 _DECISION_WORDS = (
     r"agreed|agrees|decided|decides|approved|approves|signed\s+off|signed(?!\s+(?:up|in|out|into)\b)|chose|"
@@ -264,8 +265,11 @@ def classify_sentence(text: str) -> FactTyping:
 
 
 def is_heading(text: str) -> bool:
-    """'Rejected Ideas', 'Open Issues': a section's name, not a sentence."""
+    """'Rejected Ideas', 'Open Issues', 'What Next?': a section's name, not a sentence (a question
+    whose every word is capitalised, as headings are, asks nothing of anyone)."""
     words = text.split()
+    if 2 <= len(words) <= _QUESTION_HEADING_MAX_WORDS and text.rstrip().endswith("?") and "\n" not in text.strip():
+        return all(w[:1].isupper() for w in text.rstrip(" ?").split())
     return (0 < len(words) <= _HEADING_MAX_WORDS and "\n" not in text.strip() and text.rstrip()[-1] not in ".!?:;,"
             and all(_HEADING_WORD.match(w) for w in words) and words[0][0].isupper())
 

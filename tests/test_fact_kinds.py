@@ -60,6 +60,10 @@ D, A, Q, S = FactKind.DECISION, FactKind.ACTION, FactKind.QUESTION, FactKind.STA
         ("Decisions:", S, None, None),
         # seen on 20 PEPs: the target triple 'aarch64-unknown-linux-gnu' is no open question
         ("aarch64-unknown-linux-gnu glibc, gcc", S, None, None),
+        # seen on 20 PEPs: a section headed 'What Next?' was an open question; a question asked stays one
+        ("What Next?", S, None, None),
+        ("Who Pays The Bill?", S, None, None),
+        ("Who pays for the licence?", Q, None, None),
     ],
 )
 def test_the_rules_read_what_a_sentence_is(sentence, kind, owner, due):
