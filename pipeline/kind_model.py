@@ -100,16 +100,21 @@ _APPROVED_ALONE = re.compile(r"[ \t]+approved[ \t]*[,.;]", re.IGNORECASE)
 _LINE_ITEM_OPENING = re.compile(r"[ \t]*(?:[-*•]|\d+[.)])?[ \t]*(?:\**[A-Z][\w ]{0,20}:\**[ \t]*)?$")
 _PROPOSAL_BEFORE = re.compile(r"(?:^|\n)[ \t#*]*(?:proposal|pitch|charter|project brief)[ \t]*:[ \t]*$", re.IGNORECASE)
 _TITLE, _STAGE, _APPROVAL = 3, 2, 1  # how strongly a cue says 'project'
+_CUE_LOOKBACK = 60
 
 
 def project_cue(text: str, start: int, end: int) -> int:
     """How strongly one mention is spoken of as a project: _TITLE, _STAGE, _APPROVAL or 0."""
-    line_start = text.rfind("\n", 0, start) + 1
-    if _PROPOSAL_BEFORE.search(text, max(0, line_start - 1), start) or _APPROVED_AS_PROJECT.match(text, end):
+    # a line's opening is read only this close before the mention: one very long line must not cost
+    # a scan of the line per mention
+    window = max(0, start - _CUE_LOOKBACK)
+    line_start = text.rfind("\n", window, start) + 1 or (0 if window == 0 else -1)
+    near = line_start >= 0
+    if (near and _PROPOSAL_BEFORE.search(text, max(0, line_start - 1), start)) or _APPROVED_AS_PROJECT.match(text, end):
         return _TITLE
     if _STAGE_AFTER.match(text, end):
         return _STAGE
-    if _APPROVED_ALONE.match(text, end) and _LINE_ITEM_OPENING.fullmatch(text, line_start, start):
+    if near and _APPROVED_ALONE.match(text, end) and _LINE_ITEM_OPENING.fullmatch(text, line_start, start):
         return _APPROVAL
     return 0
 

@@ -24,17 +24,14 @@ _PERIOD = re.compile(r"Q[1-4]|FY\d{2}(?:/\d{2})?")
 _CODE = re.compile(r"[A-Z]{1,3}\d{1,3}")
 _REFERENCE = re.compile(r"[A-Z]{2,}-\d{3,}")
 # An item's label opens its list item, numbered line or table row and is followed by its text.
-_ITEM_OPENING = re.compile(r"(?:^|\n)[ \t]*(?:[-*•][ \t]+|\|[ \t]*)?(?:\*\*)?$")
+_ITEM_OPENING = re.compile(r"[ \t]*(?:[-*•][ \t]+|\|[ \t]*)?(?:\*\*)?")
 _LABEL_AFTER = re.compile(r"(?:\*\*)?[ \t]*[:|.)]")
 _RAG = frozenset({"red", "amber", "green", "rag"})
 _CELL_OPENING = re.compile(r"\|[ \t]*(?:\*\*)?$")
 _CELL_ALONE_AFTER = re.compile(r"(?:\*\*)?[ \t]*(?:\||$)", re.MULTILINE)
-_CELL_GOES_ON = re.compile(r"[ \t]+[a-z][^|\n]*\|")
-
-
-def _in_a_table_row(text: str, start: int) -> bool:
-    line_start = text.rfind("\n", 0, start) + 1
-    return text[line_start:start].lstrip().startswith("|")
+_CELL_GOES_ON = re.compile(r"[ \t]+[a-z][^|\n]{0,300}\|")
+_ROW_START = re.compile(r"[ \t]*\|")
+_LOOKBACK = 60  # characters before a mention that the rules read
 
 
 def _a_unit_after_a_measure(before: str, surface: str) -> bool:
@@ -47,20 +44,24 @@ def _a_unit_after_a_measure(before: str, surface: str) -> bool:
 def names_nothing(text: str, start: int, end: int) -> bool:
     """Whether the mention text[start:end] is one of the non-names this module describes."""
     surface = text[start:end]
-    line_start = text.rfind("\n", 0, start) + 1
-    before = text[line_start:start]
+    # Only the few characters before the mention are read: a document of one very long line must not
+    # cost a scan of the line per mention.
+    window = max(0, start - _LOOKBACK)
+    newline = text.rfind("\n", window, start)
+    line_start = newline + 1 if newline >= 0 else (0 if window == 0 else None)  # None: farther back than we look
+    before = text[window if line_start is None else line_start:start]
     if len(surface) <= _UNIT_MAX_CHARS and " " not in surface and _a_unit_after_a_measure(before, surface):
         return True  # '20 MW', '61% YoY'
     if _PERIOD.fullmatch(surface) or _REFERENCE.fullmatch(surface):
         return True  # 'Q3 2029', 'FY26/27', 'ref CO-4471'
     if (_CODE.fullmatch(surface) and not is_known_name(surface)  # '- S3: bucket policy' is Amazon's
-            and _ITEM_OPENING.search(text, max(0, line_start - 1), start) and _LABEL_AFTER.match(text, end)):
+            and line_start is not None and _ITEM_OPENING.fullmatch(before) and _LABEL_AFTER.match(text, end)):
         return True  # 'R3 | …', '- D2: …'
     word = surface.lower()
     if word in _RAG and (surface.isupper() or (_CELL_OPENING.search(before) and _CELL_ALONE_AFTER.match(text, end))):
         return True  # 'Overall status: AMBER', '| Green |'
     return bool(
-        " " not in surface and _CELL_OPENING.search(before) and _in_a_table_row(text, start)
-        and _CELL_GOES_ON.match(text, end) and is_common_word(surface) and not is_known_name(surface)
-        and not is_given_name(surface.lower())  # '| Mark to send the deck |' is Mark
+        " " not in surface and _CELL_OPENING.search(before) and line_start is not None
+        and _ROW_START.match(text, line_start) and _CELL_GOES_ON.match(text, end) and is_common_word(surface)
+        and not is_known_name(surface) and not is_given_name(surface.lower())  # '| Mark to send the deck |' is Mark
     )  # '| Update landowner access status |': the cell's first word, capitalised by its place
