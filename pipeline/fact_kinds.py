@@ -519,6 +519,16 @@ def type_facts(
             kind = FactKind.ACTION if typing.due and _OBLIGATION.search(sentence) else FactKind.STATEMENT
             if kind is FactKind.STATEMENT and not named and not typing.done:
                 continue
-        typed.append(fact.model_copy(update={"kind": kind, "owner": owner, "due": typing.due,
-                                             "done": typing.done}))
+        typed.append(fact.model_copy(update={"kind": kind, "owner": owner, "due": typing.due, "done": typing.done,
+                                             "entities": _with_its_owner(fact.entities, owner, entities)}))
     return sorted(typed, key=lambda f: f.start)
+
+
+def _with_its_owner(indexes: list[int], owner: str | None, entities: list[DocumentEntity]) -> list[int]:
+    """A task is about the person it is for: '[Hunter] Add retries to the DAG' is on Hunter Okafor's
+    page even where no mention of him was read in the line (and a note filed in no focus area keeps
+    it through him)."""
+    if not owner or owner in ("we", "I"):
+        return indexes
+    found = next((i for i, e in enumerate(entities) if e.name == owner and e.kind in _ACTOR_KINDS), None)
+    return indexes if found is None or found in indexes else sorted([*indexes, found])
