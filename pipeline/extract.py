@@ -242,17 +242,23 @@ def _merge_short_person_names(groups: dict[str, _Group], text: str = "") -> None
         (k for k, g in groups.items() if g.kind is PageKind.PERSON or (len(g.name.split()) == 1 and g.certain_kind is None)),
         key=lambda k: -len(k.split()),  # 'van Rossum' joins 'Guido van Rossum' before 'Rossum' looks for a home
     )
+    # keys by their first and by their last word, in the document's order: a long document has
+    # thousands of keys, and keys only leave `groups` below
+    by_first: dict[str, list[tuple[str, list[str]]]] = defaultdict(list)
+    by_last: dict[str, list[tuple[str, list[str]]]] = defaultdict(list)
+    for k in groups:
+        words = k.split()
+        by_first[words[0]].append((k, words))
+        by_last[words[-1]].append((k, words))
     ambiguous: list[tuple[str, list[str]]] = []
     for key in short:
-        words = key.split()
         if key not in groups:
             continue
-        fits = _with_a_person(groups, _full_names_ending_with(groups, words)) or _with_a_person(groups, [
+        words = key.split()
+        fits = _with_a_person(groups, _full_names_ending_with(groups, words, by_last[words[-1]])) or _with_a_person(groups, [
             fk
-            for fk, g in groups.items()
-            if _may_be_person(g)
-            and len(fk.split()) > len(words)
-            and fk.split()[: len(words)] == words
+            for fk, full in by_first[words[0]]
+            if len(full) > len(words) and full[: len(words)] == words and fk in groups and _may_be_person(groups[fk])
         ])
         if len(fits) > 1:
             ambiguous.append((key, fits))
@@ -275,12 +281,12 @@ def _title_end(text: str) -> int:
     return end if end >= 0 else 0
 
 
-def _full_names_ending_with(groups: dict[str, _Group], words: list[str]) -> list[str]:
+def _full_names_ending_with(groups: dict[str, _Group], words: list[str], keys: list[tuple[str, list[str]]]) -> list[str]:
     """Person names in the document that end with these words: 'Warhol' is Andy Warhol's surname
-    before it is the first word of a span such as 'Warhol Polaroid'."""
+    before it is the first word of a span such as 'Warhol Polaroid'. `keys`: the split keys to try."""
     return [
-        fk for fk, g in groups.items()
-        if _may_be_person(g) and len(fk.split()) > len(words) and fk.split()[-len(words):] == words
+        fk for fk, full in keys
+        if len(full) > len(words) and full[-len(words):] == words and fk in groups and _may_be_person(groups[fk])
     ]
 
 
@@ -623,9 +629,8 @@ def build_extracted(
              + listed_people)
     raw_entities = [r for r in raw_entities if not _overlaps_any(r[0], r[1], ruled)
                     and not names.is_countable_acronym(text[r[0]:r[1]], countable)]
-    listed = header.people + notes.people + listed_people
-    raw_entities = [r for r in _refine_spans(text, raw_entities, listed) if not names_nothing(text, r[0], r[1])]  # '20 MW', 'AMBER'
     people = sorted(set(header.people) | set(notes.people) | set(listed_people))
+    raw_entities = [r for r in _refine_spans(text, raw_entities, people) if not names_nothing(text, r[0], r[1])]  # '20 MW', 'AMBER'
     groups = _group_mentions(text, raw_entities, people)
     candidates = shape_candidates(text, [r[:2] for r in raw_entities] + ruled, sentences)
     _add_candidates(text, groups, [c for c in candidates if not names.is_countable_acronym(text[c[0]:c[1]], countable)

@@ -42,6 +42,7 @@ from pipeline.known_names import is_known_name
 from pipeline import names
 from pipeline.names import ends_in_organisation_head, is_common_word, is_given_name, office_of, project_short_form
 from pipeline.speakers import is_job_title
+from pipeline.units import line_start_near
 from pipeline.tool_candidates import (
     ORGANISATION_APPOSITION,
     TOOL_AFTER,
@@ -100,21 +101,16 @@ _APPROVED_ALONE = re.compile(r"[ \t]+approved[ \t]*[,.;]", re.IGNORECASE)
 _LINE_ITEM_OPENING = re.compile(r"[ \t]*(?:[-*•]|\d+[.)])?[ \t]*(?:\**[A-Z][\w ]{0,20}:\**[ \t]*)?$")
 _PROPOSAL_BEFORE = re.compile(r"(?:^|\n)[ \t#*]*(?:proposal|pitch|charter|project brief)[ \t]*:[ \t]*$", re.IGNORECASE)
 _TITLE, _STAGE, _APPROVAL = 3, 2, 1  # how strongly a cue says 'project'
-_CUE_LOOKBACK = 60
 
 
 def project_cue(text: str, start: int, end: int) -> int:
     """How strongly one mention is spoken of as a project: _TITLE, _STAGE, _APPROVAL or 0."""
-    # a line's opening is read only this close before the mention: one very long line must not cost
-    # a scan of the line per mention
-    window = max(0, start - _CUE_LOOKBACK)
-    line_start = text.rfind("\n", window, start) + 1 or (0 if window == 0 else -1)
-    near = line_start >= 0
-    if (near and _PROPOSAL_BEFORE.search(text, max(0, line_start - 1), start)) or _APPROVED_AS_PROJECT.match(text, end):
+    line_start = line_start_near(text, start)
+    if (line_start is not None and _PROPOSAL_BEFORE.search(text, max(0, line_start - 1), start)) or _APPROVED_AS_PROJECT.match(text, end):
         return _TITLE
     if _STAGE_AFTER.match(text, end):
         return _STAGE
-    if near and _APPROVED_ALONE.match(text, end) and _LINE_ITEM_OPENING.fullmatch(text, line_start, start):
+    if line_start is not None and _APPROVED_ALONE.match(text, end) and _LINE_ITEM_OPENING.fullmatch(text, line_start, start):
         return _APPROVAL
     return 0
 
@@ -629,14 +625,11 @@ def _opening_word_read_as_person(text: str, entity: DocumentEntity) -> bool:
 def _plural_of_a_word(name: str) -> bool:
     """'Acronyms', 'Headings': the plural of an English noun ('acronym'), whose singular is no given
     name ('Roberts', 'Evans' are surnames)."""
-    from wordfreq import zipf_frequency
-
     lowered = name.lower()
     if not lowered.endswith("s") or lowered.endswith("ss"):
         return False
     singular = lowered[:-1]
-    return (zipf_frequency(singular, "en") >= get_settings().kind_plural_singular_min_zipf
-            and not is_given_name(singular))
+    return is_common_word(singular, get_settings().kind_plural_singular_min_zipf) and not is_given_name(singular)
 
 
 def _opens_a_sentence(text: str, start: int) -> bool:

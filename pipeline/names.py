@@ -301,12 +301,6 @@ _LINE = re.compile(r"^[ \t]*(.+?)\.?[ \t]*$", re.MULTILINE)
 
 
 # Words that open a short reply or a greeting addressed to someone: 'Okay, Mark.', 'Agreed, Tom.', 'Hi, Sam'.
-_ADDRESSING_WORDS = frozenset({"okay", "ok", "agreed", "sure", "yes", "no", "noted", "thanks", "thank", "welcome",
-                               "note", "great", "right", "well", "sorry", "congrats", "congratulations", "cheers", "hi",
-                               "hello", "hey", "dear", "morning", "evening", "afternoon", "bye", "please", "done",
-                               "fine", "perfect", "good", "nice", "true", "exactly", "absolutely", "sounds"})
-
-
 def inverted_name_lines(text: str) -> list[tuple[int, int]]:
     """The spans of lines that are one 'Surname, Given' name and nothing else ('London, Jack.'), in a
     list of two or more such lines, as reading lists, catalogues and exports write their people. The
@@ -317,8 +311,7 @@ def inverted_name_lines(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     for line in _LINE.finditer(text):
         match = _inverted(line.group(1))
-        if (match and is_given_name(match.group(2).lower()) and not is_salutation(line.group(0))
-                and match.group(1).lower() not in _ADDRESSING_WORDS):
+        if match and is_given_name(match.group(2).lower()) and not is_salutation(line.group(0)):
             spans.append((line.start(1), line.end(1)))
     return spans if len(spans) >= 2 else []
 
@@ -462,11 +455,12 @@ def is_generic_head(surface: str, preceding: list[str]) -> bool:
 
 
 @lru_cache(maxsize=65536)
-def is_common_word(word: str) -> bool:
-    """Whether a word is everyday English ('Court', 'United', 'Slack'), not a coined name ('Figma')."""
+def is_common_word(word: str, min_zipf: float | None = None) -> bool:
+    """Whether a word is everyday English ('Court', 'United', 'Slack'), not a coined name ('Figma'):
+    at least `min_zipf` on wordfreq's scale, by default the `common_word_min_zipf` setting."""
     from wordfreq import zipf_frequency
 
-    return zipf_frequency(word, "en") >= get_settings().common_word_min_zipf
+    return zipf_frequency(word, "en") >= (get_settings().common_word_min_zipf if min_zipf is None else min_zipf)
 
 
 def ends_in_organisation_head(words: list[str]) -> bool:

@@ -14,6 +14,7 @@ import re
 
 from pipeline.known_names import is_known_name
 from pipeline.names import is_common_word, is_given_name
+from pipeline.units import LINE_LOOKBACK, line_start_near
 
 _NUMBER_BEFORE = re.compile(r"(?:(?:^|(?<=[\s(+~≈-]))(?P<number>\d[\d,]*(?:\.\d+)?(?P<percent>%)?)|\bper)[ \t]?$")
 # A unit of measure as written after a number: an SI prefix and a base unit ('MW', 'kV', 'MWh', 'GB',
@@ -31,7 +32,6 @@ _CELL_OPENING = re.compile(r"\|[ \t]*(?:\*\*)?$")
 _CELL_ALONE_AFTER = re.compile(r"(?:\*\*)?[ \t]*(?:\||$)", re.MULTILINE)
 _CELL_GOES_ON = re.compile(r"[ \t]+[a-z][^|\n]{0,300}\|")
 _ROW_START = re.compile(r"[ \t]*\|")
-_LOOKBACK = 60  # characters before a mention that the rules read
 
 
 def _a_unit_after_a_measure(before: str, surface: str) -> bool:
@@ -44,12 +44,8 @@ def _a_unit_after_a_measure(before: str, surface: str) -> bool:
 def names_nothing(text: str, start: int, end: int) -> bool:
     """Whether the mention text[start:end] is one of the non-names this module describes."""
     surface = text[start:end]
-    # Only the few characters before the mention are read: a document of one very long line must not
-    # cost a scan of the line per mention.
-    window = max(0, start - _LOOKBACK)
-    newline = text.rfind("\n", window, start)
-    line_start = newline + 1 if newline >= 0 else (0 if window == 0 else None)  # None: farther back than we look
-    before = text[window if line_start is None else line_start:start]
+    line_start = line_start_near(text, start)
+    before = text[max(0, start - LINE_LOOKBACK) if line_start is None else line_start:start]
     if len(surface) <= _UNIT_MAX_CHARS and " " not in surface and _a_unit_after_a_measure(before, surface):
         return True  # '20 MW', '61% YoY'
     if _PERIOD.fullmatch(surface) or _REFERENCE.fullmatch(surface):

@@ -24,7 +24,11 @@ _UNDERLINE = re.compile(r"(?:=+|-+)\s*$")
 _SALUTATION = re.compile(
     r"(?:(?:hi|hello|hey|dear|good (?:morning|afternoon|evening))\b[^.!?\n]{0,40}"
     r"|(?:best|regards|kind regards|best regards|warm regards|many thanks|thanks|thank you|cheers|sincerely|"
-    r"yours|yours sincerely|all the best|talk soon)(?:\s[^.!?\n]{0,30})?)[,!.]?\s*$",
+    r"yours|yours sincerely|all the best|talk soon)(?:\s[^.!?\n]{0,30})?"
+    # a reply that only addresses someone ('Okay, Mark.', 'Agreed, Tom.'); 'Yes, we ship Friday' says something
+    r"|(?:okay|ok|agreed|sure|yes|no|noted|thank|welcome|note|great|right|well|sorry|congrats|congratulations|"
+    r"morning|evening|afternoon|bye|please|done|fine|perfect|good|nice|true|exactly|absolutely|sounds)"
+    r",?\s+[^\W\d_][\w'.-]*)[,!.]?\s*$",
     re.IGNORECASE,
 )
 _CLOSING = re.compile(
@@ -50,6 +54,21 @@ def _is_structural(line: str) -> bool:
         or _KEY_VALUE.match(stripped)
         or _UNDERLINE.match(stripped)
     )
+
+
+LINE_LOOKBACK = 60  # characters before a mention that a rule reads for its line's opening
+
+
+def line_start_near(text: str, position: int, lookback: int = LINE_LOOKBACK) -> int | None:
+    """Where the line holding `position` starts, when that is at most `lookback` characters back.
+
+    Rules that read a mention's line opening read only this far: a document of one very long line
+    must not cost a scan of the line per mention. None: the line starts farther back."""
+    window = max(0, position - lookback)
+    newline = text.rfind("\n", window, position)
+    if newline >= 0:
+        return newline + 1
+    return 0 if window == 0 else None
 
 
 def is_list_item(line: str) -> bool:
