@@ -483,8 +483,11 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]],
             continue
         if in_head and normalise_name(surface) not in known:
             part = names.known_part(surface, known)
-            if part is None:
-                out.append((start, end, kind))  # nothing better is known: the headline's span stays
+            if part is None or (kind is PageKind.PERSON and normalise_name(surface[part[0]:part[1]]) not in known
+                                and names.given_names_before(surface, part)):
+                # nothing better is known, or the span is a relative of a person the prose names in full
+                # ('Children Jérôme Richard' beside 'Jean-Louis Richard'): the headline's span stays
+                out.append((start, end, kind))
             else:
                 out.append((start + part[0], start + part[1], kind))
             continue

@@ -655,6 +655,15 @@ def known_part(surface: str, known: dict[str, str]) -> tuple[int, int] | None:
     return best
 
 
+def given_names_before(surface: str, part: tuple[int, int]) -> bool:
+    """Whether the words of a person's span before its known last part are given names, by the
+    nickname dataset or because they are no everyday English ('Jérôme' of 'Jérôme Richard'), where
+    a headline's verbs and nouns are ('Jury Finds' of 'Jury Finds Miller')."""
+    words = surface[: part[0]].split()
+    return (bool(words) and part[1] == len(surface.rstrip())
+            and all(is_given_name(w.lower()) or not is_common_word(w.lower()) for w in words))
+
+
 def conjoined_parts(surface: str, known: set[str], person: bool = False,
                     first_names: frozenset[str] = frozenset()) -> list[tuple[int, int]] | None:
     """'Reuters and Bloomberg' -> the offsets of 'Reuters' and 'Bloomberg', when the prose names each alone.

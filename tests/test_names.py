@@ -250,6 +250,14 @@ def test_a_headline_span_keeps_only_the_name_the_prose_uses(text, kept):
     assert len(extracted.entities) == 1  # the headline's name joined the one the prose names
 
 
+def test_a_relative_named_in_a_title_case_line_is_not_cut_to_the_surname():
+    # an infobox row is Title Case like a headline, but 'Jérôme Richard' is the son of 'Jean-Louis
+    # Richard', not a headline's words around the surname the prose uses
+    extracted = _extract("Spouse(s) Jean-Louis Richard (m. 1949; div. 1964)\nChildren Jérôme Richard\n")
+    assert {"Jean-Louis Richard", "Jérôme Richard"} <= {e.name for e in extracted.entities}
+    assert "Richard" not in _names(extracted)["Jean-Louis Richard"]
+
+
 # --- honorifics -----------------------------------------------------------------------------------
 
 def test_honorifics_and_roles_are_not_part_of_the_name():
