@@ -35,6 +35,7 @@ place, its fullest name stands in ("Daniel" becomes "Daniel Okafor").
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graph_schema.kinds import FactKind, PageKind
@@ -377,7 +378,7 @@ _DONE_CELL = re.compile(r"^(?:done|closed|complete|completed|finished|resolved|�
 _ITEM_OPENING = re.compile(r"^(?:[\w.-]+\s*(?::|—|–|\s-)\s|@)")  # 'me: ask Yusuf', 'ravi — move the code'
 
 
-def _an_item_of_its_section(text: str, start: int, item: str, sections: list[Section]) -> bool:
+def _an_item_of_its_section(text: str, start: int, item: str, sections: Sequence[Section]) -> bool:
     """Whether the unit opens one of a typed section's item lines (a list item, a table row, a plain
     line under a notes-style heading) and is no line of wrapped prose: a heading types its items,
     not the sentences of a paragraph (a proposal's 'Open Issues' discusses; its sentences are not
@@ -401,7 +402,7 @@ def _an_item_of_its_section(text: str, start: int, item: str, sections: list[Sec
 
 
 def _in_its_section(typing: FactTyping, item: str, start: int, text: str,
-                    sections: list[Section], rows: list[TableRow]) -> FactTyping:
+                    sections: Sequence[Section], rows: list[TableRow]) -> FactTyping:
     """The typing of a unit read under its heading: a plain statement under 'Action items' is an
     action (with the owner the list's markup names), under 'Decisions' a decision, under 'Open
     questions' an open question; a row of an action table is an action with its Owner and Due cells."""

@@ -676,7 +676,16 @@ def _named_by_an_email_domain(text: str, entity: DocumentEntity) -> bool:
     key = re.sub(r"[^a-z0-9]", "", normalise_name(entity.name))
     if not key or any(is_known_name(re.sub(r"^[Tt]he\s+", "", name)) for name in (entity.name, *entity.aliases)):
         return False  # 'The Python' beside python.org addresses: the language, not the firm
-    return any(key in match.group(1).lower().split(".") for match in _EMAIL_DOMAIN.finditer(text))
+    return key in _email_domain_labels(text)
+
+
+@lru_cache(maxsize=8)
+def _email_domain_labels(text: str) -> frozenset[str]:
+    """The labels of the email domains a document writes ('corvane' of ada@corvane.example), read once
+    per document rather than once per name."""
+    if "@" not in text:
+        return frozenset()
+    return frozenset(label for match in _EMAIL_DOMAIN.finditer(text) for label in match.group(1).lower().split("."))
 
 
 def _trade_name_max_person(entity: DocumentEntity) -> float:

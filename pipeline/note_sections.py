@@ -18,7 +18,9 @@ decision or an open question, and the list's markup names its owner.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from graph_schema.kinds import FactKind
 from graph_schema.settings import get_settings
@@ -150,8 +152,10 @@ def _section_items(lines: list[tuple[int, str]], first: int, plain_lines: bool) 
     return (lines[-1][0] + len(lines[-1][1]) if lines else 0), items
 
 
-def section_kinds(text: str) -> list[Section]:
-    """The sections whose heading names what their items are, in order."""
+@lru_cache(maxsize=8)
+def section_kinds(text: str) -> tuple[Section, ...]:
+    """The sections whose heading names what their items are, in order (read once per document:
+    its units, its facts and their kinds all ask)."""
     lines = lines_with_offsets(text)
     sections: list[Section] = []
     index = 0
@@ -172,7 +176,7 @@ def section_kinds(text: str) -> list[Section]:
         while index < len(lines) and lines[index][0] < max(end, lines[first][0]):
             index += 1
         index = max(index, first)
-    return sections
+    return tuple(sections)
 
 
 def _heading_is_markup(line: str) -> bool:
@@ -191,7 +195,7 @@ def section_breaks(text: str) -> list[int]:
     return sorted(breaks)
 
 
-def is_section_heading(offset: int, sections: list[Section]) -> bool:
+def is_section_heading(offset: int, sections: Sequence[Section]) -> bool:
     """Whether `offset` is on the heading line of a typed section ('Agreed in the session:')."""
     return any(s.heading_start <= offset < s.start for s in sections)
 
@@ -207,12 +211,12 @@ def table_header_rows(text: str) -> list[Span]:
     return out
 
 
-def kind_at(offset: int, sections: list[Section]) -> FactKind | None:
+def kind_at(offset: int, sections: Sequence[Section]) -> FactKind | None:
     """The kind the section gives the item line `offset` is on, or None (no typed section, or not one of its items)."""
     return next((s.kind for s in sections for a, b in s.items if a <= offset < b), None)
 
 
-def item_line_at(offset: int, sections: list[Section]) -> Span | None:
+def item_line_at(offset: int, sections: Sequence[Section]) -> Span | None:
     return next(((a, b) for s in sections for a, b in s.items if a <= offset < b), None)
 
 
