@@ -145,6 +145,7 @@ class Settings(BaseSettings):
     brief_token_budget: int = Field(default=400, description="The brief is packed into about this many tokens (estimated as characters / chars_per_token) and says what it left out.")
     brief_max_focus: int = Field(default=6, description="The brief describes at most this many focus areas, most recently active first.")
     brief_facts_per_focus: int = Field(default=12, description="The brief reads at most this many decisions, this many actions and this many open questions per focus area, the newest of each.")
+    brief_statements_per_focus: int = Field(default=20, description="The brief picks the line that says what a focus area is from at most this many of its newest statements: the earliest that names the area, else the earliest sentence.")
     brief_recent_sources: int = Field(default=50, description="'Lately' in the brief: who and what the newest this-many sources mention.")
     brief_line_chars: int = Field(default=220, description="A sentence quoted in the brief is cut to this many characters.")
     brief_max_done_reports: int = Field(default=200, description="The brief checks open items against at most this many of the newest reports of work done ('X is done', 'sent the …').")

@@ -75,6 +75,7 @@ _FIELD_LINE = re.compile(r"^[A-Za-z][\w -]{0,30}:\s")
 # ('This PEP proposes …' and 'IT replaces the laptops' say what something is.)
 _REFERS_BACK = re.compile(r"^[\"'“‘]?(?:(?:He|She|They|His|Her|Their|Its)\b|(?:It|This|That|These|Those)(?:['’]s\b|\s+"
                           r"(?:is|was|are|were|will|would|has|have|had|can|could|should|must|also|then|means?)\b))")
+_TITLE_FILLER = frozenset({"the", "and", "for", "with", "our", "new", "from", "into"})
 _SENTENCE = re.compile(r"^[\"'“‘]?[A-Z].*\w.*[.!)\"'”’]$")
 _CLAUSE_END = re.compile(r"[;,:(]|\s(?:and|but|because|while|which|who|so)\s|\.\s|\.$")
 
@@ -402,10 +403,17 @@ def _what_it_is(focus: dict) -> dict | None:
     filed as or holds, not what the area is."""
     statements = sorted(focus["statements"], key=lambda f: (f["earliest"] or datetime.max, f["position"] or 0))
     sentences = [f for f in statements if _SENTENCE.match(f["text"]) and not _FIELD_LINE.match(f["text"])
-                 and not _REFERS_BACK.match(f["text"])]
-    words = {w for w in re.findall(r"[a-z]{4,}", focus["title"].lower())}
-    naming = [f for f in sentences if words & set(re.findall(r"[a-z]{4,}", f["text"].lower()))]
+                 and not _REFERS_BACK.match(f["text"]) and "`" not in f["text"]]
+    words = _title_words(focus["title"])
+    naming = [f for f in sentences if words & _title_words(f["text"])]
     return (naming or sentences or [None])[0]
+
+
+def _title_words(text: str) -> set[str]:
+    """The words an area's title is compared by, each in the singular: an area 'peps' is named by
+    'This PEP proposes …', 'proposals' by 'the proposal'."""
+    words = re.findall(r"[a-z]{3,}", text.lower())
+    return {w[:-1] if w.endswith("s") and not w.endswith("ss") and len(w) > 3 else w for w in words} - _TITLE_FILLER
 
 
 def _pack(candidates: list[_Candidate], budget: int, chars_per_token: float) -> _Packed:

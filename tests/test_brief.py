@@ -134,3 +134,23 @@ def test_what_an_area_is_is_never_a_sentence_that_refers_back():
     # found in review: 'This PEP proposes …' is how a document says what it is
     focus["statements"].insert(0, statement(-1, "This PEP proposes a standard format for release notes."))
     assert _what_it_is(focus)["text"] == "This PEP proposes a standard format for release notes."
+
+
+def test_what_an_area_is_is_no_code_and_its_title_may_be_a_plural():
+    # seen on 20 PEPs filed under 'peps': 'This function is called by the ``PyObject_Compare()``
+    # function …' said what the area is, while 'This PEP …' sentences went unmatched by 'peps'
+    from datetime import datetime, timezone
+
+    from knowledge.brief import _what_it_is
+
+    def statement(i: int, text: str) -> dict:
+        return {"text": text, "earliest": datetime(2026, 12, 1, tzinfo=timezone.utc), "position": i}
+
+    focus = {"title": "peps", "statements": [
+        statement(0, "This function is called by the ``PyObject_Compare()`` function defined in the C API."),
+        statement(1, "Thomas likes to stay up late."),
+        statement(2, "This PEP describes how bug fix releases are made."),
+    ]}
+    assert _what_it_is(focus)["text"] == "This PEP describes how bug fix releases are made."
+    focus["statements"].pop()
+    assert _what_it_is(focus)["text"] == "Thomas likes to stay up late."

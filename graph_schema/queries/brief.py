@@ -201,7 +201,7 @@ def brief_material(
     you = tx.run(YOU_MATERIAL, owner=owner, max_facts=5, visible=visible).single()
     focus = []
     for record in tx.run(FOCUS_MATERIAL, owner=owner, per_focus=6, max_focus=settings.brief_max_focus,
-                         max_typed=settings.brief_facts_per_focus, max_statements=5, visible=visible,
+                         max_typed=settings.brief_facts_per_focus, max_statements=settings.brief_statements_per_focus, visible=visible,
                          only_focus=only_focus):
         row = dict(record)
         row["last_activity"] = to_native(row["last_activity"])
