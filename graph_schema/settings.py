@@ -145,6 +145,8 @@ class Settings(BaseSettings):
     brief_token_budget: int = Field(default=400, description="The brief is packed into about this many tokens (estimated as characters / chars_per_token) and says what it left out.")
     brief_max_focus: int = Field(default=6, description="The brief describes at most this many focus areas, most recently active first.")
     brief_facts_per_focus: int = Field(default=12, description="The brief reads at most this many decisions, this many actions and this many open questions per focus area, the newest of each.")
+    brief_members_per_focus: int = Field(default=6, description="The brief names at most this many people and things per focus area ('with …'), those the most sources mention.")
+    brief_facts_about_you: int = Field(default=5, description="The brief's 'who you are' reads at most this many facts of the person's own page.")
     brief_statements_per_focus: int = Field(default=20, description="The brief picks the line that says what a focus area is from at most this many of its newest statements: the earliest that names the area, else the earliest sentence.")
     brief_recent_sources: int = Field(default=50, description="'Lately' in the brief: who and what the newest this-many sources mention.")
     brief_line_chars: int = Field(default=220, description="A sentence quoted in the brief is cut to this many characters.")
@@ -161,6 +163,9 @@ class Settings(BaseSettings):
     deep_compile_token_budget: int = Field(default=12_000, description="scope calls a deep compile sensible up to this size; every compile is packed into it.")
     compile_max_members: int = Field(default=200, description="compile considers at most this many members or neighbours (strongest links first).")
     compile_facts_per_page: int = Field(default=12, description="compile reads at most this many facts per page.")
+    upload_sensor_interval_seconds: int = Field(default=15, description="How often Dagster's upload-folder sensor looks for new, changed and removed files.")
+    key_last_used_every_seconds: int = Field(default=60, description="A key's 'last used' time is written at most this often: checking a key stays a read.")
+    compile_sentences_per_relation: int = Field(default=2, description="A deep compile quotes at most this many sentences that two linked pages share.")
     compile_max_relations: int = Field(default=100, description="A deep compile describes at most this many links between its pages.")
     compile_cache_max_entries: int = Field(default=256, description="The MCP server keeps at most this many compiled packages (least recently used go first).")
 

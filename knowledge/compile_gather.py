@@ -110,7 +110,8 @@ def gather(
 
     if depth == "deep":
         refs = {target.slug: target, **{i.slug: PageRef(slug=i.slug, title=i.title, kind=i.kind) for i in package.items}}
-        relation_rows = db.read(driver, queries.relations, owner, list(refs), since, settings.compile_max_relations)
+        relation_rows = db.read(driver, queries.relations, owner, list(refs), since, settings.compile_max_relations,
+                                settings.compile_sentences_per_relation)
         skipped = 0
         for row in relation_rows:
             a, b = refs[row["source"]], refs[row["target"]]

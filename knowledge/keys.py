@@ -12,6 +12,7 @@ import neo4j
 from graph_schema import db
 from graph_schema.access import OWNER_ID, Access, AccessKey, KeyScope, NewKey, generate_key, hash_key, key_id_of, key_matches
 from graph_schema.errors import InvalidRequest
+from graph_schema.settings import get_settings
 from graph_schema.queries import access as queries
 from graph_schema.queries.owners import ensure_owner
 from graph_schema.slugs import slugify
@@ -80,6 +81,6 @@ def authenticate(driver: neo4j.Driver, secret: str) -> Access | None:
     if not key_matches(secret, stored_hash) or key.revoked:
         return None
     now = datetime.now(timezone.utc)
-    if key.last_used_at is None or now - key.last_used_at > timedelta(minutes=1):
-        db.write(driver, queries.touch_key, key.id)  # at most once a minute: checks stay read-only
+    if key.last_used_at is None or now - key.last_used_at > timedelta(seconds=get_settings().key_last_used_every_seconds):
+        db.write(driver, queries.touch_key, key.id)  # seldom: checks stay read-only
     return Access.of_key(key)

@@ -61,7 +61,7 @@ def build_upload_folder_sensor(job_name: str):
     @sensor(
         name="upload_folder",
         job_name=job_name,
-        minimum_interval_seconds=15,
+        minimum_interval_seconds=get_settings().upload_sensor_interval_seconds,
         default_status=DefaultSensorStatus.RUNNING,
         description="Watches the upload folder (by content hash) and requests ingest runs.",
     )

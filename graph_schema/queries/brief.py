@@ -198,9 +198,9 @@ def brief_material(
     what arrived after `since` (the previous brief) when it is given, or everything there is when
     this is the `first` brief. `only_focus` reads that one focus area's material (compile's status
     of an area)."""
-    you = tx.run(YOU_MATERIAL, owner=owner, max_facts=5, visible=visible).single()
+    you = tx.run(YOU_MATERIAL, owner=owner, max_facts=settings.brief_facts_about_you, visible=visible).single()
     focus = []
-    for record in tx.run(FOCUS_MATERIAL, owner=owner, per_focus=6, max_focus=settings.brief_max_focus,
+    for record in tx.run(FOCUS_MATERIAL, owner=owner, per_focus=settings.brief_members_per_focus, max_focus=settings.brief_max_focus,
                          max_typed=settings.brief_facts_per_focus, max_statements=settings.brief_statements_per_focus, visible=visible,
                          only_focus=only_focus):
         row = dict(record)
@@ -210,7 +210,7 @@ def brief_material(
                 fact[key] = to_native(fact.get(key))
         focus.append(row)
     if only_focus is None:
-        for record in tx.run(LOOSE_MATERIAL, owner=owner, per_focus=6, max_typed=settings.brief_facts_per_focus,
+        for record in tx.run(LOOSE_MATERIAL, owner=owner, per_focus=settings.brief_members_per_focus, max_typed=settings.brief_facts_per_focus,
                              visible=visible):
             row = dict(record)
             row["last_activity"] = to_native(row["last_activity"])

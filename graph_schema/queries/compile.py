@@ -76,7 +76,7 @@ CALL (a, b) {
   OPTIONAL MATCH (a)<-[:ABOUT]-(f:Fact)-[:ABOUT]->(b)
   WHERE NOT f.retired AND ($since IS NULL OR f.first_seen >= $since)
   WITH f ORDER BY f.first_seen, f.position
-  RETURN collect(f.text)[..2] AS shared
+  RETURN collect(f.text)[..$per_relation] AS shared
 }
 RETURN a.slug AS source, b.slug AS target, coalesce(r.manual, false) AS manual,
        size(coalesce(r.sources, [])) AS weight, shared
@@ -106,5 +106,8 @@ def facts(
     return out
 
 
-def relations(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str], since: datetime | None, limit: int) -> list[dict]:
-    return [dict(r) for r in tx.run(COMPILE_RELATIONS, owner=owner, slugs=slugs, since=since, limit=limit)]
+def relations(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str], since: datetime | None, limit: int,
+              per_relation: int) -> list[dict]:
+    """Links between the pages, strongest first, each with at most `per_relation` sentences both are in."""
+    return [dict(r) for r in tx.run(COMPILE_RELATIONS, owner=owner, slugs=slugs, since=since, limit=limit,
+                                    per_relation=per_relation)]
