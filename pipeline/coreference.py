@@ -22,6 +22,9 @@ entities, with the same rules extraction uses on spaCy's people:
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+
 from graph_schema.kinds import PageKind
 from graph_schema.models import DocumentEntity, ExtractedDocument
 from graph_schema.slugs import normalise_name
@@ -137,6 +140,25 @@ def _held_titles(surface: str) -> set[tuple[str, ...]]:
     return {words[k:] for k in range(len(words))}
 
 
+# Only a comma (and an article) between a name and an office: 'John Kerry, the Secretary of State,'
+# and 'Malaysia's Prime Minister, Najib Razak' say who holds the office.
+_APPOSITION_GAP = re.compile(r"\s*,\s*(?:(?:the|a|an)\s+)?", re.IGNORECASE)
+
+
+def _in_apposition(document: ExtractedDocument, office: int, people: Iterable[int]) -> list[int]:
+    """The person a mention of the office stands in apposition to, when exactly one does."""
+    text, entities = document.parsed.text, document.entities
+    found = {
+        j
+        for j in people
+        for m in entities[office].mentions
+        for n in entities[j].mentions
+        if (n.end <= m.start and _APPOSITION_GAP.fullmatch(text, n.end, m.start))
+        or (m.end <= n.start and _APPOSITION_GAP.fullmatch(text, m.end, n.start))
+    }
+    return list(found) if len(found) == 1 else []
+
+
 def join_office_to_holder(document: ExtractedDocument, dominance_ratio: float) -> dict[int, int]:
     """Fold each person named by an office alone into the one person the document names with that
     title (in place); {folded index: kept index}. The office stays a local name of the holder."""
@@ -148,7 +170,7 @@ def join_office_to_holder(document: ExtractedDocument, dominance_ratio: float) -
     for i in person:
         if not office[i] or entities[i].kind_certain:
             continue
-        fits = [j for j, held in holders.items() if office[i] in held]
+        fits = [j for j, held in holders.items() if office[i] in held] or _in_apposition(document, i, holders)
         chosen = fits[0] if len(fits) == 1 else _dominant(fits, entities, dominance_ratio) if fits else None
         if chosen is not None:
             _absorb(entities[chosen], entities[i], shorter=True)

@@ -11,7 +11,7 @@ import re
 from graph_schema.embedding import embed_texts
 from graph_schema.kinds import PageKind
 from graph_schema.models import DocumentEntity, EntityMention, ExtractedDocument, ParsedDocument
-from pipeline.coreference import join_organisation_names, join_person_names
+from pipeline.coreference import join_office_to_holder, join_organisation_names, join_person_names
 from pipeline.extract import extract_documents
 from pipeline.parse import chunk_text
 
@@ -71,6 +71,17 @@ def test_a_generic_head_is_not_folded_into_a_named_court():
     document = _document(text, ["Supreme Court of Ohio", "Court"], PageKind.ORGANISATION)
     document.entities[1].local_names = ["Court"]
     assert join_organisation_names(document, 3.0) == {}
+
+
+def test_an_office_in_apposition_to_a_name_is_that_person():
+    # news says who holds an office with a comma: the office named alone later is the same person
+    text = ("The department said John Kerry, the Secretary, called the minister. The Secretary said talks go on. "
+            "Malaysia's Prime Minister, Najib Razak said so too. The Prime Minister will visit Jakarta.")
+    document = _document(text, ["John Kerry", "Secretary", "Prime Minister", "Najib Razak"])
+    assert join_office_to_holder(document, 3.0) == {1: 0, 2: 3}
+    # two people beside the office: no one holds it by apposition alone
+    text = "Ana Ruiz, the Secretary, met Ben Cole. Ben Cole, the Secretary, said no."
+    assert join_office_to_holder(_document(text, ["Ana Ruiz", "Secretary", "Ben Cole"]), 3.0) == {}
 
 
 def test_a_given_name_is_not_bound_to_an_untyped_span_that_ends_with_it():
