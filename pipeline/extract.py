@@ -326,8 +326,9 @@ def _merge_person_variants(groups: dict[str, _Group]) -> None:
     """'Matthew Goode' and 'Matthew William Goode', 'Larry Lessig' and 'Lawrence Lessig' are one person.
 
     Forms of one full name join the one mentioned most, so that a lone surname then has one full
-    name to join.
+    name to join; so do two spellings of it a letter apart ('Kristen' / 'Kristin Wilkins').
     """
+    settings = get_settings()
     people = sorted(
         (k for k, g in groups.items() if g.kind is PageKind.PERSON and len(k.split()) >= 2),
         key=lambda k: (-len(groups[k].mentions), -len(k.split()), k),
@@ -336,7 +337,8 @@ def _merge_person_variants(groups: dict[str, _Group]) -> None:
         if key not in groups:
             continue
         for other in people[i + 1:]:
-            if other in groups and names.same_person_name(key.split(), other.split()):
+            if other in groups and (names.same_person_name(key.split(), other.split()) or names.spelled_alike(
+                    key.split(), other.split(), settings.person_typo_min_chars)):
                 groups[key].absorb(groups.pop(other))
 
 

@@ -395,6 +395,19 @@ def first_names_match(a: str, b: str) -> bool:
     return a in nick.canonicals_of(b) or b in nick.canonicals_of(a)
 
 
+def spelled_alike(a: list[str], b: list[str], min_chars: int) -> bool:
+    """Two full names (key words) that differ by one letter in one given name of at least
+    `min_chars` letters ('Kristen Wilkins' / 'Kristin Wilkins'): within one document a slip of the
+    keyboard, where two people whose names differ so little are rare. The surname must be equal."""
+    from rapidfuzz.distance import Levenshtein
+
+    if len(a) != len(b) or len(a) < 2 or a[-1] != b[-1]:
+        return False
+    differ = [(x, y) for x, y in zip(a[:-1], b[:-1], strict=True) if x != y]
+    return (len(differ) == 1 and min(map(len, differ[0])) >= min_chars
+            and Levenshtein.distance(*differ[0], weights=(1, 1, 1)) == 1)
+
+
 def is_given_name(word: str) -> bool:
     """Whether a key word is a given name the nickname dataset knows ('ada', 'bill', 'elizabeth')."""
     return bool(_nicknamer().canonicals_of(word) or _nicknamer().nicknames_of(word))

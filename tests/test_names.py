@@ -258,6 +258,17 @@ def test_a_relative_named_in_a_title_case_line_is_not_cut_to_the_surname():
     assert "Richard" not in _names(extracted)["Jean-Louis Richard"]
 
 
+def test_a_name_misspelt_by_a_letter_is_one_person_and_keeps_its_surname():
+    # seen in news: 'Kristen Wilkins' twice, 'Kristin Wilkins' once, 'Wilkins' seven times
+    text = ("Kristen Wilkins curated the show. Wilkins said the prints had never been seen. "
+            "Kristin Wilkins added that Wilkins had asked the family first. Wilkins thanked the museum.")
+    people = [e for e in _extract(text).entities if e.kind is PageKind.PERSON]
+    assert len(people) == 1 and {"Kristin Wilkins", "Wilkins"} <= {people[0].name, *people[0].aliases}
+    # given names two letters apart are two people: the lone surname stays unbound
+    text = "Mark Chen and Mike Chen opened a bakery. Chen said the rent had doubled."
+    assert {"Mark Chen", "Mike Chen"} <= {e.name for e in _extract(text).entities}
+
+
 # --- honorifics -----------------------------------------------------------------------------------
 
 def test_honorifics_and_roles_are_not_part_of_the_name():
