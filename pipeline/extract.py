@@ -98,6 +98,19 @@ def _is_first_person(token) -> bool:
 _NAME_PARTICLES = frozenset({"of", "the", "and", "de", "da", "di", "del", "van", "von", "der", "la", "le", "du", "bin", "al"})
 
 
+def _lone_word_after_a_break(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The one capitalised word a span that runs over a line break ends with, as (start, end).
+
+    spaCy reads a title and the body's first word as one span ('Antonín Dvořák', blank line,
+    'Antonín') and the rest of the body's name as the next ('Leopold Dvořák'): that word is the
+    first word of the next name, not a name of its own."""
+    newline = text.rfind("\n", start, end)
+    if newline < 0:
+        return None
+    word = text[newline + 1:end]
+    return (newline + 1, end) if word[:1].isupper() and word.isalpha() else None
+
+
 def _line_parts(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """A span cut at its line breaks: no name runs from a heading into the next line ('# Debrief:
     Aarav Kulkarni' then 'Aarav Kulkarni did well' came back from spaCy as one span). Of a span
@@ -793,13 +806,17 @@ def extract_documents(
                 complete(current)  # chunks come in order: the previous document is whole
             current = i
             sentences[i].extend((offset + s.start_char, offset + s.end_char) for s in doc.sents)
+            tail: tuple[int, int] | None = None  # the previous span's lone word after a line break
             for ent in doc.ents:
                 kind = LABEL_KINDS.get(ent.label_)
                 if kind is not None:
                     start = _name_start(ent) if kind is PageKind.ORGANISATION else ent.start_char
+                    if kind is PageKind.PERSON and tail is not None and doc.text[tail[1]:start] == " ":
+                        start = tail[0]  # 'Antonín Dvořák\n\nAntonín' + 'Leopold Dvořák': the first word joins
                     raw[i].extend((offset + s, offset + e, kind) for s, e in _line_parts(doc.text, start, ent.end_char))
                 else:
                     other_names[i].append((offset + ent.start_char, offset + ent.end_char))
+                tail = _lone_word_after_a_break(doc.text, ent.start_char, ent.end_char)
             if documents[i].kind is SourceKind.SUBMISSION:
                 first_person[i].extend(
                     (offset + t.idx, offset + t.idx + len(t.text)) for t in doc if _is_first_person(t)

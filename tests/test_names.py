@@ -269,6 +269,16 @@ def test_a_name_misspelt_by_a_letter_is_one_person_and_keeps_its_surname():
     assert {"Mark Chen", "Mike Chen"} <= {e.name for e in _extract(text).entities}
 
 
+def test_a_title_line_and_the_full_name_under_it_are_one_person():
+    # spaCy reads 'Antonín Dvořák' (the title), the blank line and the body's 'Antonín' as one span
+    # and 'Leopold Dvořák' as the next: the body names one person, not a 'Leopold Dvořák'
+    text = ("Antonín Dvořák\n\nAntonín Leopold Dvořák (8 September 1841 – 1 May 1904) was a Czech composer. "
+            "Dvořák wrote nine symphonies.\n")
+    people = [e for e in _extract(text).entities if e.kind is PageKind.PERSON]
+    assert len(people) == 1, [(e.name, e.aliases) for e in people]
+    assert {"Antonín Dvořák", "Antonín Leopold Dvořák"} <= {people[0].name, *people[0].aliases}
+
+
 # --- honorifics -----------------------------------------------------------------------------------
 
 def test_honorifics_and_roles_are_not_part_of_the_name():
