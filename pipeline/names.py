@@ -195,6 +195,10 @@ def name_part(surface: str, person: bool) -> tuple[int, int] | None:
     return start, end
 
 
+# Adverbs of time that open a sentence without being stop words or ending in -ly.
+_DAY_ADVERBS = frozenset({"today", "yesterday", "tomorrow", "tonight", "earlier", "later", "overall", "instead"})
+
+
 def _is_opening_adverb(word: str, participles: bool) -> bool:
     """'currently', 'recently' (and with `participles`, 'following', 'discussed'): an everyday word, not a given name ('Kelly')."""
     from wordfreq import zipf_frequency
@@ -241,8 +245,8 @@ def sentence_opener(surface: str, sentence_start: bool, person: bool = False) ->
     if not sentence_start or len(words) < 2 or not words[1][:1].isupper() or words[0].isupper():
         return 0
     first = words[0].lower()
-    if _is_opening_adverb(first, participles=person):  # 'Reading Festival' may be a name, 'Following Smetana' not
-        return len(words[0]) + 1
+    if _is_opening_adverb(first, participles=person) or first in _DAY_ADVERBS:  # 'Reading Festival' may be a name, 'Following Smetana' not
+        return len(words[0]) + 1  # and 'Today Harrowgate and Tessaly get …' names the firm
     if first not in STOP_WORDS or first in _ADDRESS or first in ("a", "an") or _nicknamer().canonicals_of(first) or _nicknamer().nicknames_of(first):
         return 0
     return len(words[0]) + 1

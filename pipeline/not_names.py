@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from pipeline.known_names import is_known_name
-from pipeline.names import is_common_word, is_given_name
+from pipeline.names import ends_in_organisation_head, is_common_word, is_given_name
 from pipeline.units import LINE_LOOKBACK, line_start_near
 
 _NUMBER_BEFORE = re.compile(r"(?:(?:^|(?<=[\s(+~≈-]))(?P<number>\d[\d,]*(?:\.\d+)?(?P<percent>%)?)|\bper)[ \t]?$")
@@ -26,6 +26,9 @@ _CODE = re.compile(r"[A-Z]{1,3}\d{1,3}")
 _REFERENCE = re.compile(r"[A-Z]{2,}-\d{3,}")
 # An item's label opens its list item, numbered line or table row and is followed by its text.
 _ITEM_OPENING = re.compile(r"[ \t]*(?:[-*•][ \t]+|\|[ \t]*)?(?:\*\*)?")
+# a heading's or an item's marker, not a plain line ('C11 supported compiler' is prose)
+_HEADING_OR_ITEM_OPENING = re.compile(r"[ \t]*(?:(?:#{1,6}[ \t]+|[-*•][ \t]+|\|[ \t]*)(?:\*\*)?|\*\*)")
+_WORD_AFTER = re.compile(r"[ \t]+([A-Za-z]+)")
 _LABEL_AFTER = re.compile(r"(?:\*\*)?[ \t]*[:|.)]")
 _RAG = frozenset({"red", "amber", "green", "rag"})
 _CELL_OPENING = re.compile(r"\|[ \t]*(?:\*\*)?$")
@@ -53,6 +56,13 @@ def names_nothing(text: str, start: int, end: int) -> bool:
     if (_CODE.fullmatch(surface) and not is_known_name(surface)  # '- S3: bucket policy' is Amazon's
             and line_start is not None and _ITEM_OPENING.fullmatch(before) and _LABEL_AFTER.match(text, end)):
         return True  # 'R3 | …', '- D2: …'
+    label, _, rest = surface.partition(" ")
+    after = _WORD_AFTER.match(text, end)
+    following = rest.split()[0] if rest else after.group(1) if after else ""
+    if (_CODE.fullmatch(label) and not is_known_name(label) and line_start is not None and following
+            and _HEADING_OR_ITEM_OPENING.fullmatch(before) and is_common_word(following.lower())
+            and not ends_in_organisation_head(surface.split())):  # 'B2 Retail' is a firm
+        return True  # '## O1 Make Dispatch boringly reliable': an objective's label and its everyday words
     word = surface.lower()
     if word in _RAG and (surface.isupper() or (_CELL_OPENING.search(before) and _CELL_ALONE_AFTER.match(text, end))):
         return True  # 'Overall status: AMBER', '| Green |'

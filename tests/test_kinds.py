@@ -214,10 +214,15 @@ def test_heading_words_field_keys_and_places_are_no_pages(tmp_path, text, not_pa
     ("spend grew 61% YoY", "YoY", True), ("moves to Q3 2029 (ref CO-4471)", "CO-4471", True),
     ("| R7 | Duplicate records | M |", "R7", True), ("- D2: phase 2 deferred", "D2", True),
     ("Overall status: AMBER", "AMBER", True), ("| Update the landowner log | Friday |", "Update", True),
+    # seen on fresh notes 3: an OKR review's objectives under their labels
+    ("## O1 Make Dispatch boringly reliable: 0.6", "O1 Make Dispatch", True),
+    ("## O2 Faster customer onboarding: 0.4", "O2", True), ("- KR3 Reduce churn to 2%", "KR3", True),
     # found in review: counts of things, 'as per' someone, known products as labels and people in cells stay names
     ("We hired 3 IBM consultants.", "IBM", False), ("As per John, the deadline moved.", "John", False),
     ("the 2018 FIFA World Cup", "FIFA", False), ("- S3: bucket policy reviewed", "S3", False),
     ("| Mark to send the deck to finance | Friday |", "Mark", False), ("Tom Green joined.", "Green", False),
+    ("## S3 Glacier migration", "S3 Glacier", False), ("- B2 Retail signed the renewal", "B2 Retail", False),
+    ("C11 supported compiler for the platform", "C11", False),  # seen on SoftNER: a plain line's standard
 ])
 def test_units_labels_and_status_words_name_nothing(text, word, nothing):
     from pipeline.not_names import names_nothing

@@ -541,3 +541,5 @@ def test_an_everyday_adverb_opening_the_sentence_is_not_part_of_the_name():
     assert sentence_opener("Kelly Clarkson", True, person=True) == 0  # a given name
     assert sentence_opener("Reading Festival", True) == 0  # an -ing word may begin an organisation's name
     assert sentence_opener("Currently Shalev", False) == 0  # not at the start of a sentence
+    # seen on fresh notes 4: 'Today Harrowgate and Tessaly get a twice-daily email' made a 'Today Harrowgate'
+    assert sentence_opener("Today Harrowgate", True) == len("Today ")
