@@ -116,7 +116,6 @@ class Settings(BaseSettings):
     given_name_fold_min_shared: int = Field(default=2, description="An earlier note's page named by a first name alone ('Hi Omar,') is folded into the only person of that first name a later note names in full when both notes name at least this many pages in common.")
     given_name_max_neighbours: int = Field(default=500, description="How many pages named with a person are read as evidence for a lone first name.")
     surname_dominance_ratio: float = Field(default=3.0, description="A lone surname several full names in a document end with joins the one mentioned at least this many times as often as each other.")
-    person_typo_min_chars: int = Field(default=5, description="Within one document, two full names a letter apart in one given name of at least this many letters are one person misspelt ('Kristen' / 'Kristin Wilkins').")
     acronym_min_letters: int = Field(default=2, description="Shortest all-capital name read as an acronym of a name in the same document.")
     acronym_max_letters: int = Field(default=6, description="Longest all-capital name read as an acronym.")
     acronym_min_letters_across_documents: int = Field(default=4, description="Shortest acronym matched to a page of another document by the initials of its title (three letters name too many things: OSU).")

@@ -75,7 +75,8 @@ _FIELD_LINE = re.compile(r"^[A-Za-z][\w -]{0,30}:\s")
 # ('This PEP proposes …' and 'IT replaces the laptops' say what something is.)
 _REFERS_BACK = re.compile(r"^[\"'“‘]?(?:(?:He|She|They|His|Her|Their|Its)\b|(?:It|This|That|These|Those)(?:['’]s\b|\s+"
                           r"(?:is|was|are|were|will|would|has|have|had|can|could|should|must|also|then|means?)\b))")
-_TITLE_FILLER = frozenset({"the", "and", "for", "with", "our", "new", "from", "into"})
+_TITLE_FILLER = frozenset({"the", "and", "for", "our", "its", "was", "are", "has", "had", "not", "but", "you", "all",
+                           "any", "can", "with", "from", "into", "this", "that", "these", "those", "their"})
 _SENTENCE = re.compile(r"^[\"'“‘]?[A-Z].*\w.*[.!)\"'”’]$")
 _CLAUSE_END = re.compile(r"[;,:(]|\s(?:and|but|because|while|which|who|so)\s|\.\s|\.$")
 
@@ -412,8 +413,8 @@ def _what_it_is(focus: dict) -> dict | None:
 def _title_words(text: str) -> set[str]:
     """The words an area's title is compared by, each in the singular: an area 'peps' is named by
     'This PEP proposes …', 'proposals' by 'the proposal'."""
-    words = re.findall(r"[a-z]{3,}", text.lower())
-    return {w[:-1] if w.endswith("s") and not w.endswith("ss") and len(w) > 3 else w for w in words} - _TITLE_FILLER
+    words = [w for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in _TITLE_FILLER]
+    return {w[:-1] if w.endswith("s") and not w.endswith("ss") else w for w in words}
 
 
 def _pack(candidates: list[_Candidate], budget: int, chars_per_token: float) -> _Packed:

@@ -142,20 +142,35 @@ def _held_titles(surface: str) -> set[tuple[str, ...]]:
 
 # Only a comma (and an article) between a name and an office: 'John Kerry, the Secretary of State,'
 # and 'Malaysia's Prime Minister, Najib Razak' say who holds the office.
-_APPOSITION_GAP = re.compile(r"\s*,\s*(?:(?:the|a|an)\s+)?", re.IGNORECASE)
+_APPOSITION_GAP = re.compile(r"[ \t]*,[ \t]*(?:(?:the|a|an)[ \t]+)?", re.IGNORECASE)
+# A list goes on after the pair ('Smith, the mayor, and Jones'; 'the Chair, Ana Ruiz, Ben Cole').
+_LIST_GOES_ON = re.compile(r"[ \t]*,[ \t]*(?:and[ \t]+)?[A-Z]")
+# What may open the clause before an office that comes first: a possessive and an article
+# ('Malaysia's Prime Minister, …'), not 'According to the Secretary, Jones was late'.
+_OFFICE_OPENS_CLAUSE = re.compile(r"[ \t]*(?:(?:[A-Z][\w.-]*[ \t]+)*[A-Z][\w.-]*(?:'s|’s)[ \t]+)?(?:the[ \t]+)?",
+                                  re.IGNORECASE)
+_CLAUSE_BOUNDARY = re.compile(r"[.,;:!?(\n][^.,;:!?(\n]*$")
+_CLAUSE_LOOKBACK = 80
 
 
 def _in_apposition(document: ExtractedDocument, office: int, people: Iterable[int]) -> list[int]:
     """The person a mention of the office stands in apposition to, when exactly one does."""
     text, entities = document.parsed.text, document.entities
-    found = {
-        j
-        for j in people
-        for m in entities[office].mentions
-        for n in entities[j].mentions
-        if (n.end <= m.start and _APPOSITION_GAP.fullmatch(text, n.end, m.start))
-        or (m.end <= n.start and _APPOSITION_GAP.fullmatch(text, m.end, n.start))
-    }
+
+    def office_first(m, n) -> bool:  # 'Malaysia's Prime Minister, Najib Razak said'
+        window = max(0, m.start - _CLAUSE_LOOKBACK)
+        boundary = _CLAUSE_BOUNDARY.search(text, window, m.start)
+        clause_start = boundary.start() + 1 if boundary else window
+        return (m.end <= n.start and bool(_APPOSITION_GAP.fullmatch(text, m.end, n.start))
+                and bool(_OFFICE_OPENS_CLAUSE.fullmatch(text, clause_start, m.start))
+                and not _LIST_GOES_ON.match(text, n.end))
+
+    def name_first(m, n) -> bool:  # 'John Kerry, the Secretary of State, contacted'
+        return (n.end <= m.start and bool(_APPOSITION_GAP.fullmatch(text, n.end, m.start))
+                and not _LIST_GOES_ON.match(text, m.end))
+
+    found = {j for j in people for m in entities[office].mentions for n in entities[j].mentions
+             if office_first(m, n) or name_first(m, n)}
     return list(found) if len(found) == 1 else []
 
 

@@ -101,14 +101,16 @@ _NAME_PARTICLES = frozenset({"of", "the", "and", "de", "da", "di", "del", "van",
 def _lone_word_after_a_break(text: str, start: int, end: int) -> tuple[int, int] | None:
     """The one capitalised word a span that runs over a line break ends with, as (start, end).
 
-    spaCy reads a title and the body's first word as one span ('Antonín Dvořák', blank line,
-    'Antonín') and the rest of the body's name as the next ('Leopold Dvořák'): that word is the
-    first word of the next name, not a name of its own."""
+    spaCy reads a title and the body's first word as one person's span ('Antonín Dvořák', blank
+    line, 'Antonín') and the rest of the body's name as the next ('Leopold Dvořák'): that word is
+    the first word of the next name, not a name of its own. An everyday word is no such first word."""
     newline = text.rfind("\n", start, end)
     if newline < 0:
         return None
     word = text[newline + 1:end]
-    return (newline + 1, end) if word[:1].isupper() and word.isalpha() else None
+    if not (word[:1].isupper() and word.isalpha()) or (names.is_common_word(word.lower()) and not names.is_given_name(word.lower())):
+        return None  # 'Omar' + newline + 'Attendees' runs a heading into a list's label, no first name
+    return newline + 1, end
 
 
 def _line_parts(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -339,9 +341,8 @@ def _merge_person_variants(groups: dict[str, _Group]) -> None:
     """'Matthew Goode' and 'Matthew William Goode', 'Larry Lessig' and 'Lawrence Lessig' are one person.
 
     Forms of one full name join the one mentioned most, so that a lone surname then has one full
-    name to join; so do two spellings of it a letter apart ('Kristen' / 'Kristin Wilkins').
+    name to join.
     """
-    settings = get_settings()
     people = sorted(
         (k for k, g in groups.items() if g.kind is PageKind.PERSON and len(k.split()) >= 2),
         key=lambda k: (-len(groups[k].mentions), -len(k.split()), k),
@@ -350,8 +351,7 @@ def _merge_person_variants(groups: dict[str, _Group]) -> None:
         if key not in groups:
             continue
         for other in people[i + 1:]:
-            if other in groups and (names.same_person_name(key.split(), other.split()) or names.spelled_alike(
-                    key.split(), other.split(), settings.person_typo_min_chars)):
+            if other in groups and names.same_person_name(key.split(), other.split()):
                 groups[key].absorb(groups.pop(other))
 
 
@@ -816,7 +816,7 @@ def extract_documents(
                     raw[i].extend((offset + s, offset + e, kind) for s, e in _line_parts(doc.text, start, ent.end_char))
                 else:
                     other_names[i].append((offset + ent.start_char, offset + ent.end_char))
-                tail = _lone_word_after_a_break(doc.text, ent.start_char, ent.end_char)
+                tail = _lone_word_after_a_break(doc.text, ent.start_char, ent.end_char) if kind is PageKind.PERSON else None
             if documents[i].kind is SourceKind.SUBMISSION:
                 first_person[i].extend(
                     (offset + t.idx, offset + t.idx + len(t.text)) for t in doc if _is_first_person(t)

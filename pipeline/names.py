@@ -245,8 +245,10 @@ def sentence_opener(surface: str, sentence_start: bool, person: bool = False) ->
     if not sentence_start or len(words) < 2 or not words[1][:1].isupper() or words[0].isupper():
         return 0
     first = words[0].lower()
-    if _is_opening_adverb(first, participles=person) or first in _DAY_ADVERBS:  # 'Reading Festival' may be a name, 'Following Smetana' not
-        return len(words[0]) + 1  # and 'Today Harrowgate and Tessaly get …' names the firm
+    if _is_opening_adverb(first, participles=person):  # 'Reading Festival' may be a name, 'Following Smetana' not
+        return len(words[0]) + 1
+    if first in _DAY_ADVERBS and not is_common_word(words[1].split()[0].lower()):
+        return len(words[0]) + 1  # 'Today Harrowgate and Tessaly get …' names the firm; 'Today Show' is one name
     if first not in STOP_WORDS or first in _ADDRESS or first in ("a", "an") or _nicknamer().canonicals_of(first) or _nicknamer().nicknames_of(first):
         return 0
     return len(words[0]) + 1
@@ -305,6 +307,13 @@ _LINE = re.compile(r"^[ \t]*(.+?)\.?[ \t]*$", re.MULTILINE)
 
 
 # Words that open a short reply or a greeting addressed to someone: 'Okay, Mark.', 'Agreed, Tom.', 'Hi, Sam'.
+# (units.is_salutation reads greetings and closings as lines; a reply such as 'Thanks, Mark.' is not one.)
+_ADDRESSING_WORDS = frozenset({"okay", "ok", "agreed", "sure", "yes", "no", "noted", "thanks", "thank", "welcome",
+                               "note", "great", "right", "well", "sorry", "congrats", "congratulations", "cheers", "hi",
+                               "hello", "hey", "dear", "morning", "evening", "afternoon", "bye", "please", "done",
+                               "fine", "perfect", "good", "nice", "true", "exactly", "absolutely", "sounds"})
+
+
 def inverted_name_lines(text: str) -> list[tuple[int, int]]:
     """The spans of lines that are one 'Surname, Given' name and nothing else ('London, Jack.'), in a
     list of two or more such lines, as reading lists, catalogues and exports write their people. The
@@ -315,7 +324,8 @@ def inverted_name_lines(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     for line in _LINE.finditer(text):
         match = _inverted(line.group(1))
-        if match and is_given_name(match.group(2).lower()) and not is_salutation(line.group(0)):
+        if (match and is_given_name(match.group(2).lower()) and not is_salutation(line.group(0))
+                and match.group(1).lower() not in _ADDRESSING_WORDS):
             spans.append((line.start(1), line.end(1)))
     return spans if len(spans) >= 2 else []
 
@@ -397,19 +407,6 @@ def first_names_match(a: str, b: str) -> bool:
         return a[0] == b[0]
     nick = _nicknamer()
     return a in nick.canonicals_of(b) or b in nick.canonicals_of(a)
-
-
-def spelled_alike(a: list[str], b: list[str], min_chars: int) -> bool:
-    """Two full names (key words) that differ by one letter in one given name of at least
-    `min_chars` letters ('Kristen Wilkins' / 'Kristin Wilkins'): within one document a slip of the
-    keyboard, where two people whose names differ so little are rare. The surname must be equal."""
-    from rapidfuzz.distance import Levenshtein
-
-    if len(a) != len(b) or len(a) < 2 or a[-1] != b[-1]:
-        return False
-    differ = [(x, y) for x, y in zip(a[:-1], b[:-1], strict=True) if x != y]
-    return (len(differ) == 1 and min(map(len, differ[0])) >= min_chars
-            and Levenshtein.distance(*differ[0], weights=(1, 1, 1)) == 1)
 
 
 def is_given_name(word: str) -> bool:

@@ -11,6 +11,7 @@ word is ('| Update landowner access status |', '| Good connector |'). Each is ju
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from pipeline.known_names import is_known_name
 from pipeline.names import ends_in_organisation_head, is_common_word, is_given_name
@@ -28,6 +29,9 @@ _REFERENCE = re.compile(r"[A-Z]{2,}-\d{3,}")
 _ITEM_OPENING = re.compile(r"[ \t]*(?:[-*•][ \t]+|\|[ \t]*)?(?:\*\*)?")
 # a heading's or an item's marker, not a plain line ('C11 supported compiler' is prose)
 _HEADING_OR_ITEM_OPENING = re.compile(r"[ \t]*(?:(?:#{1,6}[ \t]+|[-*•][ \t]+|\|[ \t]*)(?:\*\*)?|\*\*)")
+_CODE_LETTERS = re.compile(r"[A-Z]+")
+_NUMBERED_LABEL = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|[-*•][ \t]+|\|[ \t]*)(?:\*\*)?(?P<letters>[A-Z]{1,3})(?P<number>\d{1,3})\b",
+                             re.MULTILINE)
 _WORD_AFTER = re.compile(r"[ \t]+([A-Za-z]+)")
 _LABEL_AFTER = re.compile(r"(?:\*\*)?[ \t]*[:|.)]")
 _RAG = frozenset({"red", "amber", "green", "rag"})
@@ -35,6 +39,17 @@ _CELL_OPENING = re.compile(r"\|[ \t]*(?:\*\*)?$")
 _CELL_ALONE_AFTER = re.compile(r"(?:\*\*)?[ \t]*(?:\||$)", re.MULTILINE)
 _CELL_GOES_ON = re.compile(r"[ \t]+[a-z][^|\n]{0,300}\|")
 _ROW_START = re.compile(r"[ \t]*\|")
+
+
+@lru_cache(maxsize=8)
+def _numbered_label_letters(text: str) -> frozenset[str]:
+    """The letters of labels a document numbers ('O' of '## O1 …' and '## O2 …', 'KR' of '- KR1' and
+    '- KR2'): a label with a number of its own among them labels an item ('- GPT4 launch went
+    well' alone is a product)."""
+    numbers: dict[str, set[str]] = {}
+    for match in _NUMBERED_LABEL.finditer(text):
+        numbers.setdefault(match.group("letters"), set()).add(match.group("number"))
+    return frozenset(letters for letters, seen in numbers.items() if len(seen) >= 2)
 
 
 def _a_unit_after_a_measure(before: str, surface: str) -> bool:
@@ -61,8 +76,9 @@ def names_nothing(text: str, start: int, end: int) -> bool:
     following = rest.split()[0] if rest else after.group(1) if after else ""
     if (_CODE.fullmatch(label) and not is_known_name(label) and line_start is not None and following
             and _HEADING_OR_ITEM_OPENING.fullmatch(before) and is_common_word(following.lower())
-            and not ends_in_organisation_head(surface.split())):  # 'B2 Retail' is a firm
-        return True  # '## O1 Make Dispatch boringly reliable': an objective's label and its everyday words
+            and not ends_in_organisation_head(surface.split())  # 'B2 Retail' is a firm
+            and _CODE_LETTERS.match(label).group(0) in _numbered_label_letters(text)):
+        return True  # '## O1 Make Dispatch boringly reliable' beside '## O2 …': numbered objectives, no names
     word = surface.lower()
     if word in _RAG and (surface.isupper() or (_CELL_OPENING.search(before) and _CELL_ALONE_AFTER.match(text, end))):
         return True  # 'Overall status: AMBER', '| Green |'

@@ -152,10 +152,15 @@ def _section_items(lines: list[tuple[int, str]], first: int, plain_lines: bool) 
     return (lines[-1][0] + len(lines[-1][1]) if lines else 0), items
 
 
-@lru_cache(maxsize=8)
 def section_kinds(text: str) -> tuple[Section, ...]:
     """The sections whose heading names what their items are, in order (read once per document:
     its units, its facts and their kinds all ask)."""
+    return _section_kinds(text, get_settings().section_heading_max_words)
+
+
+@lru_cache(maxsize=8)
+def _section_kinds(text: str, heading_max_words: int) -> tuple[Section, ...]:
+    """section_kinds, cached by the text and the setting the headings are read with."""
     lines = lines_with_offsets(text)
     sections: list[Section] = []
     index = 0

@@ -24,11 +24,7 @@ _UNDERLINE = re.compile(r"(?:=+|-+)\s*$")
 _SALUTATION = re.compile(
     r"(?:(?:hi|hello|hey|dear|good (?:morning|afternoon|evening))\b[^.!?\n]{0,40}"
     r"|(?:best|regards|kind regards|best regards|warm regards|many thanks|thanks|thank you|cheers|sincerely|"
-    r"yours|yours sincerely|all the best|talk soon)(?:\s[^.!?\n]{0,30})?"
-    # a reply that only addresses someone ('Okay, Mark.', 'Agreed, Tom.'); 'Yes, we ship Friday' says something
-    r"|(?:okay|ok|agreed|sure|yes|no|noted|thank|welcome|note|great|right|well|sorry|congrats|congratulations|"
-    r"morning|evening|afternoon|bye|please|done|fine|perfect|good|nice|true|exactly|absolutely|sounds)"
-    r",?\s+[^\W\d_][\w'.-]*)[,!.]?\s*$",
+    r"yours|yours sincerely|all the best|talk soon)(?:\s[^.!?\n]{0,30})?)[,!.]?\s*$",
     re.IGNORECASE,
 )
 _CLOSING = re.compile(

@@ -82,6 +82,13 @@ def test_an_office_in_apposition_to_a_name_is_that_person():
     # two people beside the office: no one holds it by apposition alone
     text = "Ana Ruiz, the Secretary, met Ben Cole. Ben Cole, the Secretary, said no."
     assert join_office_to_holder(_document(text, ["Ana Ruiz", "Secretary", "Ben Cole"]), 3.0) == {}
+    # found in review: an introductory clause or a list is no apposition
+    for text in ("According to the Secretary, Jones was late.", "Unlike the Prime Minister, Jones opposed the bill.",
+                 "Present: the Chair, Jones, Ben Cole.", "Jones, the Chair, and Ben Cole met.",
+                 "Jones\n, the Chair said."):
+        office = "Chair" if "Chair" in text else "Prime Minister" if "Prime" in text else "Secretary"
+        people = ["Jones", office] + (["Ben Cole"] if "Ben Cole" in text else [])
+        assert join_office_to_holder(_document(text, people), 3.0) == {}, text
 
 
 def test_a_given_name_is_not_bound_to_an_untyped_span_that_ends_with_it():

@@ -214,9 +214,13 @@ def test_heading_words_field_keys_and_places_are_no_pages(tmp_path, text, not_pa
     ("spend grew 61% YoY", "YoY", True), ("moves to Q3 2029 (ref CO-4471)", "CO-4471", True),
     ("| R7 | Duplicate records | M |", "R7", True), ("- D2: phase 2 deferred", "D2", True),
     ("Overall status: AMBER", "AMBER", True), ("| Update the landowner log | Friday |", "Update", True),
-    # seen on fresh notes 3: an OKR review's objectives under their labels
-    ("## O1 Make Dispatch boringly reliable: 0.6", "O1 Make Dispatch", True),
-    ("## O2 Faster customer onboarding: 0.4", "O2", True), ("- KR3 Reduce churn to 2%", "KR3", True),
+    # seen on fresh notes 3: an OKR review's objectives under their numbered labels
+    ("## O1 Make Dispatch boringly reliable: 0.6\n## O2 Faster customer onboarding: 0.4", "O1 Make Dispatch", True),
+    ("## O1 Make Dispatch boringly reliable: 0.6\n## O2 Faster customer onboarding: 0.4", "O2", True),
+    ("- KR3 Reduce churn to 2%\n- KR4 Ship the app", "KR3", True),
+    # found in review: a product, a summit or a network named once at an item's start stays a name
+    ("- GPT4 launch went well", "GPT4", False), ("- G20 summit in Rome", "G20", False),
+    ("## GPT4 Turbo rollout", "GPT4 Turbo", False), ("- O2 contract renewal due", "O2", False),
     # found in review: counts of things, 'as per' someone, known products as labels and people in cells stay names
     ("We hired 3 IBM consultants.", "IBM", False), ("As per John, the deadline moved.", "John", False),
     ("the 2018 FIFA World Cup", "FIFA", False), ("- S3: bucket policy reviewed", "S3", False),

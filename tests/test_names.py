@@ -258,17 +258,6 @@ def test_a_relative_named_in_a_title_case_line_is_not_cut_to_the_surname():
     assert "Richard" not in _names(extracted)["Jean-Louis Richard"]
 
 
-def test_a_name_misspelt_by_a_letter_is_one_person_and_keeps_its_surname():
-    # seen in news: 'Kristen Wilkins' twice, 'Kristin Wilkins' once, 'Wilkins' seven times
-    text = ("Kristen Wilkins curated the show. Wilkins said the prints had never been seen. "
-            "Kristin Wilkins added that Wilkins had asked the family first. Wilkins thanked the museum.")
-    people = [e for e in _extract(text).entities if e.kind is PageKind.PERSON]
-    assert len(people) == 1 and {"Kristin Wilkins", "Wilkins"} <= {people[0].name, *people[0].aliases}
-    # given names two letters apart are two people: the lone surname stays unbound
-    text = "Mark Chen and Mike Chen opened a bakery. Chen said the rent had doubled."
-    assert {"Mark Chen", "Mike Chen"} <= {e.name for e in _extract(text).entities}
-
-
 def test_a_title_line_and_the_full_name_under_it_are_one_person():
     # spaCy reads 'Antonín Dvořák' (the title), the blank line and the body's 'Antonín' as one span
     # and 'Leopold Dvořák' as the next: the body names one person, not a 'Leopold Dvořák'
@@ -277,6 +266,9 @@ def test_a_title_line_and_the_full_name_under_it_are_one_person():
     people = [e for e in _extract(text).entities if e.kind is PageKind.PERSON]
     assert len(people) == 1, [(e.name, e.aliases) for e in people]
     assert {"Antonín Dvořák", "Antonín Leopold Dvořák"} <= {people[0].name, *people[0].aliases}
+    # found in review: spaCy's 'Omar' + newline + 'Attendees' must not lend 'Attendees' to the next name
+    text = "Weekly sync with Omar\nAttendees Daniel Okafor, Priya Natarajan\nDaniel to send the deck.\n"
+    assert "Daniel Okafor" in {e.name for e in _extract(text).entities}
 
 
 # --- honorifics -----------------------------------------------------------------------------------
@@ -361,6 +353,10 @@ def test_a_reading_list_names_its_authors_surname_first():
     chat = _extract("Hi, Sam\n\nThe vendor sent the contract to Priya Shah.\n\nOkay, Mark.\nAgreed, Tom.\n")
     people = {e.name for e in chat.entities if e.kind is PageKind.PERSON}
     assert not people & {"Sam Hi", "Mark Okay", "Tom Agreed"}, people
+    # found in review of the reply rule's move into units._SALUTATION: 'Thanks, Mark.' became Mark Thanks
+    chat = _extract("Can you send the deck?\nThanks, Mark.\n\nSure, attached.\nCheers, Tom.\n")
+    people = {e.name for e in chat.entities if e.kind is PageKind.PERSON}
+    assert not people & {"Mark Thanks", "Tom Cheers"}, people
 
 
 def test_a_span_in_lower_case_only_is_no_name():
@@ -543,3 +539,4 @@ def test_an_everyday_adverb_opening_the_sentence_is_not_part_of_the_name():
     assert sentence_opener("Currently Shalev", False) == 0  # not at the start of a sentence
     # seen on fresh notes 4: 'Today Harrowgate and Tessaly get a twice-daily email' made a 'Today Harrowgate'
     assert sentence_opener("Today Harrowgate", True) == len("Today ")
+    assert sentence_opener("Today Show", True) == 0  # found in review: a programme's name

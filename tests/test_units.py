@@ -145,3 +145,11 @@ def test_a_folded_page_leaves_no_name_behind():
     index.add_names("api", ["api"])
     index.fold("api", "application-programming-interface")
     assert index.exact(["api"], {PageKind.TOPIC, PageKind.ORGANISATION}) == ("application-programming-interface", "api")
+
+
+def test_a_wrapped_sentence_ends_in_words_a_reply_may_open_with():
+    # found in review: a reply rule read 'well received.' and 'no annotations.' as greetings
+    from pipeline.units import is_salutation
+
+    assert not any(is_salutation(line) for line in ("well received.", "no annotations.", "Good progress.", "Yes, Python."))
+    assert is_salutation("Hi Maya,") and is_salutation("Kind regards,")
