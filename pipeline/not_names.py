@@ -71,10 +71,10 @@ def names_nothing(text: str, start: int, end: int) -> bool:
     if (_CODE.fullmatch(surface) and not is_known_name(surface)  # '- S3: bucket policy' is Amazon's
             and line_start is not None and _ITEM_OPENING.fullmatch(before) and _LABEL_AFTER.match(text, end)):
         return True  # 'R3 | …', '- D2: …'
-    label, _, rest = surface.partition(" ")
+    label, *rest = surface.split() or [""]  # a span may end in a no-break space ('O1\xa0')
     after = _WORD_AFTER.match(text, end)
-    following = rest.split()[0] if rest else after.group(1) if after else ""
-    if (_CODE.fullmatch(label) and not is_known_name(label) and line_start is not None and following
+    following = rest[0] if rest else after.group(1) if after else ""
+    if (label and _CODE.fullmatch(label) and not is_known_name(label) and line_start is not None and following
             and _HEADING_OR_ITEM_OPENING.fullmatch(before) and is_common_word(following.lower())
             and not ends_in_organisation_head(surface.split())  # 'B2 Retail' is a firm
             and _CODE_LETTERS.match(label).group(0) in _numbered_label_letters(text)):

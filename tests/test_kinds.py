@@ -227,6 +227,7 @@ def test_heading_words_field_keys_and_places_are_no_pages(tmp_path, text, not_pa
     ("| Mark to send the deck to finance | Friday |", "Mark", False), ("Tom Green joined.", "Green", False),
     ("## S3 Glacier migration", "S3 Glacier", False), ("- B2 Retail signed the renewal", "B2 Retail", False),
     ("C11 supported compiler for the platform", "C11", False),  # seen on SoftNER: a plain line's standard
+    ("- O1 \u00a0Make it\n- O2 Ship it", "O1 \u00a0", False),  # seen in CI on the PEPs: a span ending in a no-break space
 ])
 def test_units_labels_and_status_words_name_nothing(text, word, nothing):
     from pipeline.not_names import names_nothing
