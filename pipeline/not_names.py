@@ -23,15 +23,14 @@ _NUMBER_BEFORE = re.compile(r"(?:(?:^|(?<=[\s(+~≈-]))(?P<number>\d[\d,]*(?:\.\
 _UNIT = re.compile(r"[kMGTPmµnc]?(?:W|Wh|V|VA|A|Ah|Hz|B|b|bps|g|m|m2|m3|s|l|L|J|Pa|t|Nm)|°[CF]|[kKM]")
 _UNIT_MAX_CHARS = 4
 _PERIOD = re.compile(r"Q[1-4]|FY\d{2}(?:/\d{2})?")
-_CODE = re.compile(r"[A-Z]{1,3}\d{1,3}")
+_CODE = re.compile(r"(?P<letters>[A-Z]{1,3})(?P<number>\d{1,3})")
 _REFERENCE = re.compile(r"[A-Z]{2,}-\d{3,}")
 # An item's label opens its list item, numbered line or table row and is followed by its text.
 _ITEM_OPENING = re.compile(r"[ \t]*(?:[-*•][ \t]+|\|[ \t]*)?(?:\*\*)?")
 # a heading's or an item's marker, not a plain line ('C11 supported compiler' is prose)
-_HEADING_OR_ITEM_OPENING = re.compile(r"[ \t]*(?:(?:#{1,6}[ \t]+|[-*•][ \t]+|\|[ \t]*)(?:\*\*)?|\*\*)")
-_CODE_LETTERS = re.compile(r"[A-Z]+")
-_NUMBERED_LABEL = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|[-*•][ \t]+|\|[ \t]*)(?:\*\*)?(?P<letters>[A-Z]{1,3})(?P<number>\d{1,3})\b",
-                             re.MULTILINE)
+_MARKER = r"[ \t]*(?:(?:#{1,6}[ \t]+|[-*•][ \t]+|\|[ \t]*)(?:\*\*)?|\*\*)"
+_HEADING_OR_ITEM_OPENING = re.compile(_MARKER)
+_NUMBERED_LABEL = re.compile(rf"^{_MARKER}{_CODE.pattern}\b", re.MULTILINE)
 _WORD_AFTER = re.compile(r"[ \t]+([A-Za-z]+)")
 _LABEL_AFTER = re.compile(r"(?:\*\*)?[ \t]*[:|.)]")
 _RAG = frozenset({"red", "amber", "green", "rag"})
@@ -50,6 +49,18 @@ def _numbered_label_letters(text: str) -> frozenset[str]:
     for match in _NUMBERED_LABEL.finditer(text):
         numbers.setdefault(match.group("letters"), set()).add(match.group("number"))
     return frozenset(letters for letters, seen in numbers.items() if len(seen) >= 2)
+
+
+def _a_numbered_label(text: str, words: list[str], end: int, before: str) -> bool:
+    """A code that opens a heading or an item, is followed by an everyday word and is one of the
+    document's numbered labels; not a firm named for its trade ('B2 Retail')."""
+    if not words or not _HEADING_OR_ITEM_OPENING.fullmatch(before):
+        return False
+    code = _CODE.fullmatch(words[0])
+    after = _WORD_AFTER.match(text, end)
+    following = words[1] if len(words) > 1 else after.group(1) if after else ""
+    return (code is not None and bool(following) and not is_known_name(words[0]) and is_common_word(following.lower())
+            and not ends_in_organisation_head(words) and code.group("letters") in _numbered_label_letters(text))
 
 
 def _a_unit_after_a_measure(before: str, surface: str) -> bool:
@@ -71,13 +82,7 @@ def names_nothing(text: str, start: int, end: int) -> bool:
     if (_CODE.fullmatch(surface) and not is_known_name(surface)  # '- S3: bucket policy' is Amazon's
             and line_start is not None and _ITEM_OPENING.fullmatch(before) and _LABEL_AFTER.match(text, end)):
         return True  # 'R3 | …', '- D2: …'
-    label, *rest = surface.split() or [""]  # a span may end in a no-break space ('O1\xa0')
-    after = _WORD_AFTER.match(text, end)
-    following = rest[0] if rest else after.group(1) if after else ""
-    if (label and _CODE.fullmatch(label) and not is_known_name(label) and line_start is not None and following
-            and _HEADING_OR_ITEM_OPENING.fullmatch(before) and is_common_word(following.lower())
-            and not ends_in_organisation_head(surface.split())  # 'B2 Retail' is a firm
-            and _CODE_LETTERS.match(label).group(0) in _numbered_label_letters(text)):
+    if line_start is not None and _a_numbered_label(text, surface.split(), end, before):
         return True  # '## O1 Make Dispatch boringly reliable' beside '## O2 …': numbered objectives, no names
     word = surface.lower()
     if word in _RAG and (surface.isupper() or (_CELL_OPENING.search(before) and _CELL_ALONE_AFTER.match(text, end))):
