@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph_schema.kinds import FactKind, PageKind, SourceKind
+from graph_schema.plain_text import OneLine
 
 
 class Model(BaseModel):
@@ -172,7 +173,7 @@ class MergeOutcome(Model):
 
 class PageRef(Model):
     slug: str
-    title: str
+    title: OneLine
     kind: PageKind
 
 
@@ -288,9 +289,9 @@ class PersonStatus(Model):
 
 class PageUpsert(Model):
     slug: str
-    title: str
+    title: OneLine
     kind: PageKind
-    aliases: list[str] = Field(default_factory=list)  # surface forms to add to the page
+    aliases: list[OneLine] = Field(default_factory=list)  # surface forms to add to the page
     name_keys: list[str] = Field(default_factory=list)  # normalised names resolution matches on
     embedding: list[float] | None = None  # set for new pages only
     is_new: bool = False
@@ -327,7 +328,7 @@ class SourceWrite(Model):
     id: str
     key: str
     kind: SourceKind
-    title: str
+    title: OneLine
     format: str
     content_hash: str
     status: str

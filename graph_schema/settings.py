@@ -141,6 +141,7 @@ class Settings(BaseSettings):
     # --- reading ------------------------------------------------------------------------------
     search_min_score: float = Field(default=0.30, description="Vector hits below this cosine score are ignored; full-text answers instead.")
     preview_chars: int = 200
+    search_max_query_words: int = Field(default=64, description="Full-text search looks for at most this many distinct words of a query (the first ones); Lucene refuses queries of a few hundred.")
     brief_max_pages: int = Field(default=12, description="The brief's 'who and what matters' considers at most this many pages.")
     brief_token_budget: int = Field(default=400, description="The brief is packed into about this many tokens (estimated as characters / chars_per_token) and says what it left out.")
     brief_max_focus: int = Field(default=6, description="The brief describes at most this many focus areas, most recently active first.")

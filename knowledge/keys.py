@@ -12,6 +12,7 @@ import neo4j
 from graph_schema import db
 from graph_schema.access import OWNER_ID, Access, AccessKey, KeyScope, NewKey, generate_key, hash_key, key_id_of, key_matches
 from graph_schema.errors import InvalidRequest
+from graph_schema.plain_text import one_line
 from graph_schema.settings import get_settings
 from graph_schema.queries import access as queries
 from graph_schema.queries.owners import ensure_owner
@@ -20,7 +21,7 @@ from graph_schema.slugs import slugify
 
 def add_person(driver: neo4j.Driver, name: str, person_id: str | None = None) -> str:
     """Create a person (their Owner node and "you" page); returns their id. Idempotent."""
-    name = " ".join(name.split())
+    name = one_line(name)
     if not name:
         raise InvalidRequest("A person needs a name, e.g. `subtext users add \"Ada Lovelace\"`.")
     person_id = person_id or slugify(name)
@@ -67,6 +68,9 @@ def revoke(driver: neo4j.Driver, key: AccessKey) -> AccessKey:
     return db.write(driver, queries.set_key_state, key.id, paused=key.paused, revoke=True)
 
 
+_NO_SUCH_KEY_HASH = hash_key("no such key")
+
+
 def authenticate(driver: neo4j.Driver, secret: str) -> Access | None:
     """The caller a key stands for, or None for a malformed, unknown or revoked key.
 
@@ -76,6 +80,8 @@ def authenticate(driver: neo4j.Driver, secret: str) -> Access | None:
         return None
     found = db.read_single(driver, queries.find_key, key_id)
     if found is None:
+        # Compared all the same, so an unknown id takes as long as a known one with a wrong secret.
+        key_matches(secret, _NO_SUCH_KEY_HASH)
         return None
     key, stored_hash = found
     if not key_matches(secret, stored_hash) or key.revoked:

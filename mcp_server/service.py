@@ -26,6 +26,7 @@ from graph_schema.queries.access import visible_slugs
 from graph_schema.queries.navigation import LinkOutcome
 from graph_schema.queries.owners import graph_version
 from graph_schema.queries.pages import get_page, page_refs
+from graph_schema.plain_text import one_line
 from graph_schema.queries.search import fulltext_search, vector_search
 from graph_schema.settings import Settings, get_settings
 from knowledge.brief import current_brief, scoped_brief
@@ -219,7 +220,8 @@ class GraphService:
                        visible)
         mode = "semantic"
         if not hits:
-            hits = db.read(driver, fulltext_search, access.owner, query, limit, s.preview_chars, visible)
+            hits = db.read(driver, fulltext_search, access.owner, query, limit, s.preview_chars, visible,
+                           s.search_max_query_words)
             mode = "fulltext" if hits else "none"
         sources = [PageRef(slug=h.slug, title=h.title, kind=h.kind) for h in hits]
         return SearchAnswer(query=query, mode=mode, results=hits, sources=sources)
@@ -370,7 +372,7 @@ class GraphService:
     def rename_page(self, access: Access, slug: str, title: str) -> PageAnswer:
         self.check_can_write(access)
         self._ref(access, slug, self.visible(access))
-        title = title.strip()
+        title = one_line(title)  # no newline or bidi override reaches the brief through a title
         if not title:
             raise InvalidRequest("title must not be empty.")
         if len(title) > 200:
@@ -410,8 +412,10 @@ class GraphService:
                 f"body is {len(body):,} characters, over the {self.settings.max_submission_chars:,} limit; "
                 "send it in several calls."
             )
-        if new_project is not None and not new_project.strip():
-            raise InvalidRequest("new_project must name the project.")
+        if new_project is not None:
+            new_project = one_line(new_project)
+            if not new_project:
+                raise InvalidRequest("new_project must name the project.")
         visible = self.visible(access)
         if slug is not None:
             self._ref(access, slug, visible)
@@ -421,7 +425,7 @@ class GraphService:
         # A limited key: filed under its focus area, and refused if it would write outside its scope
         # (see mcp_server.scoped_writes).
         home = home_focus(driver, access)
-        project = new_project.strip() if new_project else home["title"] if home else None
+        project = new_project if new_project else home["title"] if home else None
         if visible is not None:
             check_submission_in_scope(driver, access, visible, body, slug, project, self.settings)
         from pipeline.run import submit_text  # the pipeline's public way in; loads its models on first use

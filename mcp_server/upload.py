@@ -21,6 +21,7 @@ from starlette.responses import JSONResponse
 
 from graph_schema.access import Access
 from graph_schema.errors import AccessRefused, GraphUnavailable, RateLimited, SubtextError, UploadRefused
+from graph_schema.plain_text import one_line
 from knowledge.keys import authenticate
 from knowledge.upload_folders import SUPPORTED_SUFFIXES, person_upload_dir
 from mcp_server.rate_limit import RateLimiter
@@ -52,6 +53,8 @@ def _note_from_json(body: bytes) -> tuple[bytes, str]:
         data = json.loads(body)
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise UploadRefused(400, f"The body is not valid JSON ({e}); send {{\"content\": \"...\"}}.") from e
+    except RecursionError as e:  # nesting deeper than the parser's stack
+        raise UploadRefused(400, 'The JSON is nested too deeply; send {"content": "...", "source": {...}}.') from e
     if not isinstance(data, dict) or set(data) - {"content", "source"}:
         raise UploadRefused(400, 'Send a JSON object with "content" (text) and optionally "source"; other fields are refused.')
     content = data.get("content")
@@ -64,7 +67,7 @@ def _note_from_json(body: bytes) -> tuple[bytes, str]:
                 or not all(isinstance(v, str) for v in source.values()):
             raise UploadRefused(400, '"source" must be an object with "app" and optionally "url" and "title" (all text).')
         if source.get("title"):
-            lines.append(f"# {' '.join(source['title'].split())}\n")
+            lines.append(f"# {one_line(source['title'])}\n")
     lines.append(content.strip() + "\n")
     if source is not None:
         lines.append("\nSent from " + ", ".join(source[k] for k in ("app", "url") if source.get(k)) + ".\n")
@@ -109,9 +112,11 @@ def build_upload_endpoint(service: GraphService, limiter: RateLimiter):
         return access
 
     async def upload(request: Request) -> JSONResponse:
+        allowances = {"submissions": settings.rate_limit_submissions_per_minute}
+        spent: tuple[str, float] | None = None  # (owner, when) while a slot is held and nothing is saved
         try:
             access = await caller(request)
-            limiter.take(access.owner, {"submissions": settings.rate_limit_submissions_per_minute})
+            spent = access.owner, limiter.take(access.owner, allowances)
             content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
             if content_type not in ("application/json", "multipart/form-data"):
                 raise UploadRefused(415, "Send multipart/form-data with a \"file\" field, or application/json "
@@ -127,6 +132,7 @@ def build_upload_endpoint(service: GraphService, limiter: RateLimiter):
             name = f"upload-{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}{suffix}"
             await anyio.to_thread.run_sync(lambda: _check_in_scope(service, access, name, data))
             await anyio.to_thread.run_sync(lambda: _save(folder, name, data))
+            spent = None  # saved: this upload counts
             key = (folder / name).relative_to(settings.upload_dir).as_posix()
             return JSONResponse({"id": key}, status_code=201)
         except UploadRefused as e:
@@ -139,6 +145,9 @@ def build_upload_endpoint(service: GraphService, limiter: RateLimiter):
             return _error(403, str(e))
         except SubtextError as e:  # any other refusal is about the request, not an outage
             return _error(400, str(e))
+        finally:
+            if spent is not None:  # refused or failed: nothing was saved, so it spends nothing
+                limiter.give_back(spent[0], allowances, spent[1])
 
     return upload
 

@@ -68,10 +68,12 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _LUCENE_OPERATORS = {"and", "or", "not", "to"}
 
 
-def lucene_query(text: str) -> str:
-    """Words of `text` as an OR query with every Lucene operator escaped (user text never parses as syntax)."""
-    words = [w for w in _WORD.findall(text) if w.lower() not in _LUCENE_OPERATORS]
-    return " OR ".join(_LUCENE_SPECIAL.sub(r"\\\1", w) for w in words)
+def lucene_query(text: str, max_words: int = 64) -> str:
+    """The first `max_words` distinct words of `text` as an OR query with every Lucene operator
+    escaped (user text never parses as syntax). The bound keeps a long query under Lucene's
+    clause limit, where it would fail rather than answer."""
+    words = dict.fromkeys(w for w in _WORD.findall(text) if w.lower() not in _LUCENE_OPERATORS)
+    return " OR ".join(_LUCENE_SPECIAL.sub(r"\\\1", w) for w in list(words)[:max_words])
 
 
 def preview(body: str | None, title: str, chars: int) -> str:
@@ -101,9 +103,10 @@ def vector_search(
 
 
 def fulltext_search(
-    tx: neo4j.ManagedTransaction, owner: str, text: str, limit: int, preview_chars: int, visible: list[str] | None = None
+    tx: neo4j.ManagedTransaction, owner: str, text: str, limit: int, preview_chars: int, visible: list[str] | None = None,
+    max_words: int = 64,
 ) -> list[SearchHit]:
-    query = lucene_query(text)
+    query = lucene_query(text, max_words)
     if not query:
         return []
     records = tx.run(FULLTEXT_SEARCH, index=PAGE_FULLTEXT_INDEX, terms=query, owner=owner, limit=limit, visible=visible)
