@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph_schema.kinds import FactKind, PageKind, SourceKind
-from graph_schema.plain_text import OneLine
+from graph_schema.plain_text import PlainName
 
 
 class Model(BaseModel):
@@ -173,7 +173,7 @@ class MergeOutcome(Model):
 
 class PageRef(Model):
     slug: str
-    title: OneLine
+    title: PlainName
     kind: PageKind
 
 
@@ -289,9 +289,9 @@ class PersonStatus(Model):
 
 class PageUpsert(Model):
     slug: str
-    title: OneLine
+    title: PlainName
     kind: PageKind
-    aliases: list[OneLine] = Field(default_factory=list)  # surface forms to add to the page
+    aliases: list[PlainName] = Field(default_factory=list)  # surface forms to add to the page
     name_keys: list[str] = Field(default_factory=list)  # normalised names resolution matches on
     embedding: list[float] | None = None  # set for new pages only
     is_new: bool = False
@@ -328,7 +328,7 @@ class SourceWrite(Model):
     id: str
     key: str
     kind: SourceKind
-    title: OneLine
+    title: PlainName
     format: str
     content_hash: str
     status: str

@@ -18,7 +18,7 @@ from pydantic import AfterValidator
 _KEPT_FORMAT_CHARACTERS = {"\u200c", "\u200d"}
 
 
-def one_line(text: str) -> str:
+def plain_name(text: str) -> str:
     """`text` with control and format characters (Unicode Cc, Cf: newlines, bidi overrides,
     zero-width spaces) turned into spaces or dropped, and whitespace collapsed to single spaces."""
     kept = []
@@ -33,4 +33,4 @@ def one_line(text: str) -> str:
     return " ".join("".join(kept).split())
 
 
-OneLine = Annotated[str, AfterValidator(one_line)]
+PlainName = Annotated[str, AfterValidator(plain_name)]

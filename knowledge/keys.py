@@ -12,7 +12,7 @@ import neo4j
 from graph_schema import db
 from graph_schema.access import OWNER_ID, Access, AccessKey, KeyScope, NewKey, generate_key, hash_key, key_id_of, key_matches
 from graph_schema.errors import InvalidRequest
-from graph_schema.plain_text import one_line
+from graph_schema.plain_text import plain_name
 from graph_schema.settings import get_settings
 from graph_schema.queries import access as queries
 from graph_schema.queries.owners import ensure_owner
@@ -21,7 +21,7 @@ from graph_schema.slugs import slugify
 
 def add_person(driver: neo4j.Driver, name: str, person_id: str | None = None) -> str:
     """Create a person (their Owner node and "you" page); returns their id. Idempotent."""
-    name = one_line(name)
+    name = plain_name(name)
     if not name:
         raise InvalidRequest("A person needs a name, e.g. `subtext users add \"Ada Lovelace\"`.")
     person_id = person_id or slugify(name)

@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from graph_schema import db
 from graph_schema.errors import InvalidRequest
 from graph_schema.kinds import FactKind, PageKind, SourceKind
-from graph_schema.plain_text import OneLine
+from graph_schema.plain_text import PlainName
 from graph_schema.queries.owners import bump_version, ensure_owner, lock_graph
 from graph_schema.queries.transfer import (
     EXPORT_QUERIES,
@@ -59,9 +59,9 @@ class _Record(BaseModel):
 class PageRecord(_Record):
     type: Literal["page"] = "page"
     slug: str
-    title: OneLine
+    title: PlainName
     kind: PageKind
-    aliases: list[OneLine] = Field(default_factory=list)
+    aliases: list[PlainName] = Field(default_factory=list)
     name_keys: list[str] = Field(default_factory=list)
     body: str = ""
     embedding: list[float] | None = None
@@ -77,7 +77,7 @@ class SourceRecord(_Record):
     id: str
     key: str
     kind: SourceKind
-    title: OneLine | None = None
+    title: PlainName | None = None
     format: str | None = None
     content_hash: str | None = None
     status: Literal["ingested", "failed", "retired"]

@@ -26,7 +26,7 @@ from graph_schema.queries.access import visible_slugs
 from graph_schema.queries.navigation import LinkOutcome
 from graph_schema.queries.owners import graph_version
 from graph_schema.queries.pages import get_page, page_refs
-from graph_schema.plain_text import one_line
+from graph_schema.plain_text import plain_name
 from graph_schema.queries.search import fulltext_search, vector_search
 from graph_schema.settings import Settings, get_settings
 from knowledge.brief import current_brief, scoped_brief
@@ -372,7 +372,7 @@ class GraphService:
     def rename_page(self, access: Access, slug: str, title: str) -> PageAnswer:
         self.check_can_write(access)
         self._ref(access, slug, self.visible(access))
-        title = one_line(title)  # no newline or bidi override reaches the brief through a title
+        title = plain_name(title)  # no newline or bidi override reaches the brief through a title
         if not title:
             raise InvalidRequest("title must not be empty.")
         if len(title) > 200:
@@ -413,7 +413,7 @@ class GraphService:
                 "send it in several calls."
             )
         if new_project is not None:
-            new_project = one_line(new_project)
+            new_project = plain_name(new_project)
             if not new_project:
                 raise InvalidRequest("new_project must name the project.")
         visible = self.visible(access)

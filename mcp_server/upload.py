@@ -21,7 +21,7 @@ from starlette.responses import JSONResponse
 
 from graph_schema.access import Access
 from graph_schema.errors import AccessRefused, GraphUnavailable, RateLimited, SubtextError, UploadRefused
-from graph_schema.plain_text import one_line
+from graph_schema.plain_text import plain_name
 from knowledge.keys import authenticate
 from knowledge.upload_folders import SUPPORTED_SUFFIXES, person_upload_dir
 from mcp_server.rate_limit import RateLimiter
@@ -67,7 +67,7 @@ def _note_from_json(body: bytes) -> tuple[bytes, str]:
                 or not all(isinstance(v, str) for v in source.values()):
             raise UploadRefused(400, '"source" must be an object with "app" and optionally "url" and "title" (all text).')
         if source.get("title"):
-            lines.append(f"# {one_line(source['title'])}\n")
+            lines.append(f"# {plain_name(source['title'])}\n")
     lines.append(content.strip() + "\n")
     if source is not None:
         lines.append("\nSent from " + ", ".join(source[k] for k in ("app", "url") if source.get(k)) + ".\n")
