@@ -92,6 +92,11 @@ class Access(BaseModel):
         return self.scope.kind is ScopeKind.FULL
 
     @property
+    def areas(self) -> list[str] | None:
+        """The focus areas whose documents this caller reads facts from, or None for no such limit."""
+        return list(self.scope.focus) if self.scope.kind is ScopeKind.FOCUS else None
+
+    @property
     def author(self) -> str:
         """Shown as the author of what this caller writes."""
         return self.key_name or "assistant"

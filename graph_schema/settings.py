@@ -141,6 +141,9 @@ class Settings(BaseSettings):
     # --- reading ------------------------------------------------------------------------------
     search_min_score: float = Field(default=0.30, description="Vector hits below this cosine score are ignored; full-text answers instead.")
     preview_chars: int = 200
+    search_scoped_candidates: int = Field(default=30, description="A limited key's search scores again at least this many nearest pages in its sight, by what it may read of them.")
+    search_scoped_facts_per_page: int = Field(default=20, description="What a limited key's search reads of a page: at most this many of its facts in sight.")
+    search_scoped_text_chars: int = Field(default=1000, description="The text a limited key's search embeds per page is cut to this many characters.")
     search_max_query_words: int = Field(default=64, description="Full-text search looks for at most this many distinct words of a query (the first ones); Lucene refuses queries of a few hundred.")
     brief_max_pages: int = Field(default=12, description="The brief's 'who and what matters' considers at most this many pages.")
     brief_token_budget: int = Field(default=400, description="The brief is packed into about this many tokens (estimated as characters / chars_per_token) and says what it left out.")

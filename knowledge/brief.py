@@ -540,15 +540,16 @@ def rebuild_brief(driver: neo4j.Driver, owner: str) -> BriefView:
 
 
 def read_focus_status(driver: neo4j.Driver, owner: str, slug: str, settings: Settings,
-                      visible: list[str] | None = None) -> FocusStatus | None:
+                      visible: list[str] | None = None, areas: list[str] | None = None) -> FocusStatus | None:
     """What was decided, is open and was closed in one focus area (compile of a focus area)."""
-    return focus_status(db.read(driver, brief_material, owner, settings, visible, None, slug), settings)
+    return focus_status(db.read(driver, brief_material, owner, settings, visible, None, slug, areas=areas), settings)
 
 
-def scoped_brief(driver: neo4j.Driver, owner: str, visible: list[str]) -> BriefView:
-    """The brief of what one access key's scope can see (not stored: the cache holds the full one)."""
+def scoped_brief(driver: neo4j.Driver, owner: str, visible: list[str], areas: list[str] | None = None) -> BriefView:
+    """The brief of what one access key's scope can see (not stored: the cache holds the full one);
+    `areas`: a focus key's areas (`graph_schema.queries.sight`)."""
     settings = get_settings()
-    material = db.read(driver, brief_material, owner, settings, visible)
+    material = db.read(driver, brief_material, owner, settings, visible, areas=areas)
     return render_brief(material, settings)
 
 

@@ -55,9 +55,12 @@ def gather(
     since: datetime | None,
     settings: Settings,
     visible: list[str] | None = None,
+    areas: list[str] | None = None,
 ) -> CompiledPackage:
     """`visible`: the slugs an access key's scope may see (None: all). Only those pages are read; a
-    target outside it (a focus key compiling "you") contributes its list, never its own facts."""
+    target outside it (a focus key compiling "you") contributes its list, never its own facts.
+    `areas`: a focus key's areas; only facts the scope rule lets it read are used
+    (`graph_schema.queries.sight`)."""
     budget = settings.deep_compile_token_budget - _RESERVED_TOKENS
     per_token = settings.chars_per_token
     words = intent_words(intent)
@@ -73,9 +76,10 @@ def gather(
 
     per_member = settings.compile_facts_per_page if depth != "shallow" else 1
     target_visible = visible is None or target.slug in visible
-    target_facts = (db.read(driver, queries.facts, owner, [target.slug], since, settings.compile_facts_per_page)
+    target_facts = (db.read(driver, queries.facts, owner, [target.slug], since, settings.compile_facts_per_page,
+                            visible, areas)
                     if target_visible else {})
-    member_facts = db.read(driver, queries.facts, owner, [r["slug"] for r in rows], since, per_member)
+    member_facts = db.read(driver, queries.facts, owner, [r["slug"] for r in rows], since, per_member, visible, areas)
 
     facts, facts_total = target_facts.get(target.slug, ([], 0))
     package = CompiledPackage(
@@ -83,7 +87,7 @@ def gather(
         target_facts=rank_facts(_facts(facts), words, newest_first), target_facts_total=facts_total,
     )
     if target.kind is PageKind.FOCUS and target_visible:
-        package.status = read_focus_status(driver, owner, target.slug, settings, visible)
+        package.status = read_focus_status(driver, owner, target.slug, settings, visible, areas)
     used = tokens_of(render_narrative(package), per_token)
 
     left_out: list[str] = []
@@ -111,7 +115,7 @@ def gather(
     if depth == "deep":
         refs = {target.slug: target, **{i.slug: PageRef(slug=i.slug, title=i.title, kind=i.kind) for i in package.items}}
         relation_rows = db.read(driver, queries.relations, owner, list(refs), since, settings.compile_max_relations,
-                                settings.compile_sentences_per_relation)
+                                settings.compile_sentences_per_relation, visible, areas)
         skipped = 0
         for row in relation_rows:
             a, b = refs[row["source"]], refs[row["target"]]

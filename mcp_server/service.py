@@ -30,6 +30,7 @@ from graph_schema.plain_text import plain_name
 from graph_schema.queries.search import fulltext_search, vector_search
 from graph_schema.settings import Settings, get_settings
 from knowledge.brief import current_brief, scoped_brief
+from knowledge.scoped_search import fulltext_in_scope, semantic_in_scope
 from knowledge.compile import CompileAnswer, CompiledPackage, Depth, Shape, parse_freshness, render_narrative, render_summary
 from knowledge.compile_gather import gather
 from mcp_server.scoped_writes import check_submission_in_scope, home_focus, refuse_new_project
@@ -209,26 +210,30 @@ class GraphService:
         version = db.read_single(driver, graph_version, access.owner)
         if held is not None and held.graph_version == version:
             return held.model_copy(update={"cached": True})
-        return scoped_brief(driver, access.owner, visible)
+        return scoped_brief(driver, access.owner, visible, access.areas)
 
     def search(self, access: Access, query: str, limit: int) -> SearchAnswer:
         limit = max(1, min(limit, 50))
         s = self.settings
         driver = self.driver()
         visible = self.visible(access)
-        hits = db.read(driver, vector_search, access.owner, embed_text(query), limit, s.search_min_score, s.preview_chars,
-                       visible)
+        vector = embed_text(query)
+        if visible is None:
+            hits = db.read(driver, vector_search, access.owner, vector, limit, s.search_min_score, s.preview_chars)
+        else:  # scored by what the key may read of each page, never by the rest of it
+            hits = semantic_in_scope(driver, access.owner, vector, limit, visible, access.areas, s)
         mode = "semantic"
         if not hits:
-            hits = db.read(driver, fulltext_search, access.owner, query, limit, s.preview_chars, visible,
-                           s.search_max_query_words)
+            hits = (db.read(driver, fulltext_search, access.owner, query, limit, s.preview_chars, None,
+                            s.search_max_query_words)
+                    if visible is None else fulltext_in_scope(driver, access.owner, query, limit, visible, access.areas, s))
             mode = "fulltext" if hits else "none"
         sources = [PageRef(slug=h.slug, title=h.title, kind=h.kind) for h in hits]
         return SearchAnswer(query=query, mode=mode, results=hits, sources=sources)
 
     def get_page(self, access: Access, slug: str) -> PageAnswer:
         page = db.read(self.driver(), get_page, access.owner, slug, self.settings.get_page_max_facts,
-                       visible=self.visible(access))
+                       visible=self.visible(access), areas=access.areas)
         if page is None:
             raise PageNotFound(slug)
         message = None
@@ -300,13 +305,13 @@ class GraphService:
             return ScopeAnswer(target=you, focus_areas=areas, estimated_tokens=0, advice=advice, sources=refs)
         ref = self._ref(access, target, visible)
         if ref.kind is PageKind.FOCUS:
-            data = db.read(self.driver(), navigation.scope_focus, access.owner, target, visible)
+            data = db.read(self.driver(), navigation.scope_focus, access.owner, target, visible, access.areas)
             tokens = int(data["characters"] / s.chars_per_token)
             answer = ScopeAnswer(target=ref, members=data["members"], relationships=data["relationships"],
                                  estimated_tokens=tokens, advice="", sources=[ref])
             size = f"{data['members']} members and {data['relationships']} relationships between them"
         else:
-            rows = db.read(self.driver(), navigation.scope_thing, access.owner, target, visible)
+            rows = db.read(self.driver(), navigation.scope_thing, access.owner, target, visible, access.areas)
             neighbours = {r["type"]: r["count"] for r in rows if r["type"]}
             tokens = int(max((r["characters"] for r in rows), default=0) / s.chars_per_token)
             answer = ScopeAnswer(target=ref, neighbours=neighbours, estimated_tokens=tokens, advice="", sources=[ref])
@@ -344,7 +349,8 @@ class GraphService:
                 self._compiled.move_to_end(key)
         cached = package is not None and package.graph_version == version
         if not cached:
-            package = gather(self.driver(), access.owner, ref, depth, intent, freshness, since, self.settings, visible)
+            package = gather(self.driver(), access.owner, ref, depth, intent, freshness, since, self.settings, visible,
+                             access.areas)
             package.graph_version = version
             self._remember_compiled(key, package)
         sources = [package.target, *[PageRef(slug=i.slug, title=i.title, kind=i.kind) for i in package.items]]

@@ -10,6 +10,7 @@ import neo4j
 from graph_schema.kinds import PageKind
 from graph_schema.models import BriefLine, BriefView, PageRef
 from graph_schema.queries.pages import to_native
+from graph_schema.queries.sight import FACT_IN_SIGHT, SOURCE_IN_SIGHT
 from graph_schema.settings import Settings
 
 YOU_MATERIAL = """
@@ -20,7 +21,7 @@ WITH o, you, f ORDER BY f.first_seen DESC
 WITH o, you, collect(f.text)[..$max_facts] AS facts
 CALL (o) {
   MATCH (s:Source {owner: o.id})
-  WHERE $visible IS NULL OR EXISTS { (s)-[:MENTIONS]->(p:Page) WHERE p.slug IN $visible }
+  WHERE ($visible IS NULL OR EXISTS { (s)-[:MENTIONS]->(p:Page) WHERE p.slug IN $visible }) AND """ + SOURCE_IN_SIGHT + """
   RETURN count(CASE WHEN s.status = 'ingested' THEN 1 END) AS sources
 }
 RETURN o.version AS version, coalesce(you.title, o.name) AS name, facts, sources
@@ -30,9 +31,9 @@ RETURN o.version AS version, coalesce(you.title, o.name) AS name, facts, sources
 # they are about visible, from a source still ingested; newest first, the document's own status first.
 _FACT_ROWS = """
   WITH DISTINCT f WHERE NOT f.retired
+  WITH f WHERE """ + FACT_IN_SIGHT + """
   WITH f, [(f)-[:ABOUT]->(q:Page) | q] AS about
-  WHERE $visible IS NULL OR all(q IN about WHERE q.slug IN $visible)
-  WITH f, about, [(f)-[:FROM]->(s:Source {status: 'ingested'}) | s] AS froms
+  WITH f, about, [(f)-[:FROM]->(s:Source {status: 'ingested'}) WHERE """ + SOURCE_IN_SIGHT + """ | s] AS froms
   WHERE size(froms) > 0
   // the document's own status first, then by the date the document gives (else when it arrived)
   ORDER BY coalesce(f.document_status, false) DESC, coalesce(f.stated_on, date(f.first_seen)) DESC,
@@ -96,7 +97,8 @@ RETURN focus.slug AS slug, focus.title AS title, 'focus' AS kind, members, membe
 # with the pages they mention most. Submissions are not notes of the folder.
 LOOSE_MATERIAL = """
 MATCH (s:Source {owner: $owner, status: 'ingested', kind: 'document'})
-WHERE s.focus IS NULL AND ($visible IS NULL OR EXISTS { (s)-[:MENTIONS]->(p:Page) WHERE p.slug IN $visible })
+WHERE s.focus IS NULL AND $areas IS NULL  // documents of no focus area: out of a focus key's sight
+  AND ($visible IS NULL OR EXISTS { (s)-[:MENTIONS]->(p:Page) WHERE p.slug IN $visible })
 WITH count(s) AS source_count, max(s.ingested_at) AS last_activity, collect(s) AS sources
 WHERE source_count > 0
 CALL (sources) {
@@ -122,6 +124,7 @@ RETURN null AS slug, null AS title, 'loose' AS kind, members, member_count, sour
 # their newest facts (to say why in a few words).
 TOP_PAGES = """
 MATCH (s:Source {owner: $owner, status: 'ingested'})
+WHERE """ + SOURCE_IN_SIGHT + """
 WITH s ORDER BY s.ingested_at DESC LIMIT $recent_sources
 MATCH (s)-[:MENTIONS]->(p:Page)
 WHERE p.kind IN $kinds AND ($visible IS NULL OR p.slug IN $visible)
@@ -130,7 +133,7 @@ ORDER BY recent DESC, last_seen DESC, p.fact_count DESC, p.title
 LIMIT $max_pages
 CALL (p) {
   OPTIONAL MATCH (f:Fact)-[:ABOUT]->(p)
-  WHERE NOT f.retired AND ($visible IS NULL OR all(x IN [(f)-[:ABOUT]->(q:Page) | q.slug] WHERE x IN $visible))
+  WHERE NOT f.retired AND """ + FACT_IN_SIGHT + """
   WITH f ORDER BY f.first_seen DESC, f.position
   RETURN collect(f.text)[..$facts_per_page] AS facts
 }
@@ -142,10 +145,9 @@ ORDER BY recent DESC, last_seen DESC, p.fact_count DESC, p.title
 # shows an open item one of them matches as closed (knowledge.brief.closing_report).
 DONE_REPORTS = """
 MATCH (f:Fact {owner: $owner})
-WHERE f.done AND NOT f.retired
+WHERE f.done AND NOT f.retired AND """ + FACT_IN_SIGHT + """
 WITH f, [(f)-[:ABOUT]->(q:Page) | q] AS about
-WHERE $visible IS NULL OR all(q IN about WHERE q.slug IN $visible)
-WITH f, about, [(f)-[:FROM]->(s:Source {status: 'ingested'}) | s] AS froms
+WITH f, about, [(f)-[:FROM]->(s:Source {status: 'ingested'}) WHERE """ + SOURCE_IN_SIGHT + """ | s] AS froms
 WHERE size(froms) > 0
 ORDER BY f.first_seen DESC
 LIMIT $max_reports
@@ -158,12 +160,12 @@ RETURN f {.id, .text, .first_seen, .stated_on, .position, documents: [s IN froms
 CHANGED_SINCE = """
 OPTIONAL MATCH (s:Source {owner: $owner, status: 'ingested'})
 WHERE ($since IS NULL OR s.ingested_at > $since)
-  AND ($visible IS NULL OR EXISTS { (s)-[:MENTIONS]->(p:Page) WHERE p.slug IN $visible })
+  AND ($visible IS NULL OR EXISTS { (s)-[:MENTIONS]->(p:Page) WHERE p.slug IN $visible }) AND """ + SOURCE_IN_SIGHT + """
 WITH s ORDER BY s.ingested_at DESC
 WITH collect(s.key) AS keys
 OPTIONAL MATCH (f:Fact {owner: $owner})
 WHERE ($since IS NULL OR f.first_seen > $since) AND NOT f.retired AND f.kind IN ['decision', 'action', 'question']
-  AND ($visible IS NULL OR all(x IN [(f)-[:ABOUT]->(q:Page) | q.slug] WHERE x IN $visible))
+  AND """ + FACT_IN_SIGHT + """
 RETURN keys, count(CASE WHEN f.kind = 'decision' THEN 1 END) AS decisions,
        count(CASE WHEN f.kind <> 'decision' THEN 1 END) AS open_items
 """
@@ -192,17 +194,18 @@ RETURN b.built_at AS built_at
 
 def brief_material(
     tx: neo4j.ManagedTransaction, owner: str, settings: Settings, visible: list[str] | None = None,
-    since: datetime | None = None, only_focus: str | None = None, first: bool = False,
+    since: datetime | None = None, only_focus: str | None = None, first: bool = False, areas: list[str] | None = None,
 ) -> dict:
     """What the brief is written from; only pages in `visible` when a key's scope limits it, and
     what arrived after `since` (the previous brief) when it is given, or everything there is when
     this is the `first` brief. `only_focus` reads that one focus area's material (compile's status
     of an area)."""
-    you = tx.run(YOU_MATERIAL, owner=owner, max_facts=settings.brief_facts_about_you, visible=visible).single()
+    you = tx.run(YOU_MATERIAL, owner=owner, max_facts=settings.brief_facts_about_you, visible=visible,
+                 areas=areas).single()
     focus = []
     for record in tx.run(FOCUS_MATERIAL, owner=owner, per_focus=settings.brief_members_per_focus, max_focus=settings.brief_max_focus,
                          max_typed=settings.brief_facts_per_focus, max_statements=settings.brief_statements_per_focus, visible=visible,
-                         only_focus=only_focus):
+                         only_focus=only_focus, areas=areas):
         row = dict(record)
         row["last_activity"] = to_native(row["last_activity"])
         for fact in (*row["typed"], *row["statements"]):
@@ -211,7 +214,7 @@ def brief_material(
         focus.append(row)
     if only_focus is None:
         for record in tx.run(LOOSE_MATERIAL, owner=owner, per_focus=settings.brief_members_per_focus, max_typed=settings.brief_facts_per_focus,
-                             visible=visible):
+                             visible=visible, areas=areas):
             row = dict(record)
             row["last_activity"] = to_native(row["last_activity"])
             for fact in row["typed"]:
@@ -221,15 +224,17 @@ def brief_material(
     kinds = [k.value for k in (PageKind.PERSON, PageKind.ORGANISATION, PageKind.PROJECT, PageKind.TOOL, PageKind.TOPIC)]
     top = [] if only_focus else [  # one area's status needs no list of who matters
         dict(r) for r in tx.run(TOP_PAGES, owner=owner, kinds=kinds, max_pages=settings.brief_max_pages,
-                                recent_sources=settings.brief_recent_sources, facts_per_page=6, visible=visible)]
+                                recent_sources=settings.brief_recent_sources, facts_per_page=6, visible=visible,
+                                areas=areas)]
     reports = []
-    for record in tx.run(DONE_REPORTS, owner=owner, visible=visible, max_reports=settings.brief_max_done_reports):
+    for record in tx.run(DONE_REPORTS, owner=owner, visible=visible, areas=areas,
+                         max_reports=settings.brief_max_done_reports):
         report = dict(record["fact"])
         report["first_seen"], report["stated_on"] = to_native(report["first_seen"]), to_native(report["stated_on"])
         reports.append(report)
     changed = None
     if since is not None or first:
-        changed = dict(tx.run(CHANGED_SINCE, owner=owner, since=since, visible=visible).single())
+        changed = dict(tx.run(CHANGED_SINCE, owner=owner, since=since, visible=visible, areas=areas).single())
     return {
         "version": you["version"] if you else 0,
         "name": you["name"] if you else "You",

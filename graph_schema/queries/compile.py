@@ -8,6 +8,7 @@ from datetime import datetime
 import neo4j
 
 from graph_schema.queries.pages import to_native
+from graph_schema.queries.sight import FACT_IN_SIGHT, SOURCE_IN_SIGHT
 
 # What sits under a focus area (its members) or around a thing (RELATES_TO neighbours, and the
 # focus areas it is filed under); for "you", the focus areas. Strongest links first.
@@ -49,35 +50,35 @@ END AS total
 """
 
 # Live facts about each page, oldest first (document order), those seen since the cutoff only.
-COMPILE_FACTS = """
+COMPILE_FACTS = f"""
 UNWIND $slugs AS slug
-MATCH (p:Page {owner: $owner, slug: slug})
-CALL (p) {
+MATCH (p:Page {{owner: $owner, slug: slug}})
+CALL (p) {{
   MATCH (f:Fact)-[:ABOUT]->(p)
-  WHERE NOT f.retired AND ($since IS NULL OR f.first_seen >= $since)
+  WHERE NOT f.retired AND ($since IS NULL OR f.first_seen >= $since) AND {FACT_IN_SIGHT}
   WITH f ORDER BY f.first_seen, f.position, f.id
   LIMIT $per_page
-  RETURN collect({id: f.id, text: f.text, first_seen: f.first_seen,
-                  sources: [(f)-[:FROM]->(s:Source) WHERE s.status <> 'retired' | s.key]}) AS facts
-}
-CALL (p) {
+  RETURN collect({{id: f.id, text: f.text, first_seen: f.first_seen,
+                  sources: [(f)-[:FROM]->(s:Source) WHERE s.status <> 'retired' AND {SOURCE_IN_SIGHT} | s.key]}}) AS facts
+}}
+CALL (p) {{
   MATCH (f:Fact)-[:ABOUT]->(p)
-  WHERE NOT f.retired AND ($since IS NULL OR f.first_seen >= $since)
+  WHERE NOT f.retired AND ($since IS NULL OR f.first_seen >= $since) AND {FACT_IN_SIGHT}
   RETURN count(f) AS total
-}
+}}
 RETURN p.slug AS slug, facts, total
 """
 
 # How pages of the package relate: links between them, with a sentence both are in.
-COMPILE_RELATIONS = """
-MATCH (a:Page {owner: $owner})-[r:RELATES_TO]->(b:Page {owner: $owner})
+COMPILE_RELATIONS = f"""
+MATCH (a:Page {{owner: $owner}})-[r:RELATES_TO]->(b:Page {{owner: $owner}})
 WHERE a.slug IN $slugs AND b.slug IN $slugs
-CALL (a, b) {
+CALL (a, b) {{
   OPTIONAL MATCH (a)<-[:ABOUT]-(f:Fact)-[:ABOUT]->(b)
-  WHERE NOT f.retired AND ($since IS NULL OR f.first_seen >= $since)
+  WHERE NOT f.retired AND ($since IS NULL OR f.first_seen >= $since) AND {FACT_IN_SIGHT}
   WITH f ORDER BY f.first_seen, f.position
   RETURN collect(f.text)[..$per_relation] AS shared
-}
+}}
 RETURN a.slug AS source, b.slug AS target, coalesce(r.manual, false) AS manual,
        size(coalesce(r.sources, [])) AS weight, shared
 ORDER BY weight DESC, a.slug, b.slug
@@ -96,18 +97,21 @@ def members(
 
 
 def facts(
-    tx: neo4j.ManagedTransaction, owner: str, slugs: list[str], since: datetime | None, per_page: int
+    tx: neo4j.ManagedTransaction, owner: str, slugs: list[str], since: datetime | None, per_page: int,
+    visible: list[str] | None = None, areas: list[str] | None = None,
 ) -> dict[str, tuple[list[dict], int]]:
-    """slug -> (its facts, oldest first, at most `per_page`; how many there are in all)."""
+    """slug -> (its facts the caller may read, oldest first, at most `per_page`; how many there are in all)."""
     out = {}
-    for r in tx.run(COMPILE_FACTS, owner=owner, slugs=slugs, since=since, per_page=per_page):
+    for r in tx.run(COMPILE_FACTS, owner=owner, slugs=slugs, since=since, per_page=per_page, visible=visible,
+                    areas=areas):
         rows = [{**f, "first_seen": to_native(f["first_seen"])} for f in r["facts"]]
         out[r["slug"]] = (rows, r["total"])
     return out
 
 
 def relations(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str], since: datetime | None, limit: int,
-              per_relation: int) -> list[dict]:
-    """Links between the pages, strongest first, each with at most `per_relation` sentences both are in."""
+              per_relation: int, visible: list[str] | None = None, areas: list[str] | None = None) -> list[dict]:
+    """Links between the pages, strongest first, each with at most `per_relation` sentences both are
+    in that the caller may read."""
     return [dict(r) for r in tx.run(COMPILE_RELATIONS, owner=owner, slugs=slugs, since=since, limit=limit,
-                                    per_relation=per_relation)]
+                                    per_relation=per_relation, visible=visible, areas=areas)]

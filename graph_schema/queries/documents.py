@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from graph_schema.kinds import ENTITY_KINDS, PageKind
 from graph_schema.models import DocumentWrite, KnownPage, SourceWrite
 from graph_schema.queries.owners import bump_version
+from graph_schema.queries.sight import BODY_OF_TEXTS
 
 SOURCE_STATE = """
 MATCH (s:Source {owner: $owner, id: $id})
@@ -247,13 +248,13 @@ SET r.score = pair.score, r.evidence = pair.evidence, r.created_at = datetime()
 """
 
 # The body is rendered from the page's live facts, oldest first, in document order.
-RENDER_BODIES = """
+RENDER_BODIES = f"""
 UNWIND $slugs AS slug
-MATCH (p:Page {owner: $owner, slug: slug})
+MATCH (p:Page {{owner: $owner, slug: slug}})
 OPTIONAL MATCH (f:Fact)-[:ABOUT]->(p) WHERE NOT f.retired
 WITH p, f ORDER BY f.first_seen, f.position, f.text
 WITH p, collect(f.text) AS texts
-SET p.body = reduce(acc = '', t IN texts | acc + CASE WHEN acc = '' THEN '' ELSE '\n' END + '- ' + t),
+SET p.body = {BODY_OF_TEXTS},
     p.fact_count = size(texts)
 """
 

@@ -8,6 +8,7 @@ import neo4j
 
 from graph_schema.kinds import ENTITY_KINDS, PageKind
 from graph_schema.queries.owners import bump_version, lock_graph
+from graph_schema.queries.sight import readable_chars
 from graph_schema.slugs import normalise_name
 
 
@@ -81,17 +82,17 @@ LIMIT $limit
 """
 
 SCOPE_FOCUS = """
-MATCH (f:Page:Focus {owner: $owner, slug: $slug})
-OPTIONAL MATCH (m:Page {owner: $owner})-[:IN_CONTEXT]->(f)
+MATCH (focus:Page:Focus {owner: $owner, slug: $slug})
+OPTIONAL MATCH (m:Page {owner: $owner})-[:IN_CONTEXT]->(focus)
 WHERE ($visible IS NULL OR m.slug IN $visible)
-WITH f, collect(m) AS members
+WITH focus, collect(m) AS members
 CALL (members) {
   UNWIND members AS a
   MATCH (a)-[r:RELATES_TO]->(b) WHERE b IN members
   RETURN count(r) AS relationships
 }
 RETURN size(members) AS members, relationships,
-       reduce(n = size(coalesce(f.body, '')), m IN members | n + size(coalesce(m.body, ''))) AS characters,
+       reduce(n = """ + readable_chars("focus") + """, m IN members | n + """ + readable_chars("m") + """) AS characters,
        [m IN members | m.kind] AS kinds
 """
 SCOPE_THING = """
@@ -100,7 +101,7 @@ OPTIONAL MATCH (p)-[r:RELATES_TO|IN_CONTEXT]-(q:Page {owner: $owner})
 WHERE ($visible IS NULL OR q.slug IN $visible)
 WITH p, type(r) AS type, collect(DISTINCT q) AS neighbours
 RETURN type, size(neighbours) AS count,
-       size(coalesce(p.body, '')) + reduce(n = 0, q IN neighbours | n + size(coalesce(q.body, ''))) AS characters
+       """ + readable_chars("p") + """ + reduce(n = 0, q IN neighbours | n + """ + readable_chars("q") + """) AS characters
 """
 FOCUS_INDEX = """
 MATCH (f:Page:Focus {owner: $owner})
@@ -195,12 +196,14 @@ def traverse(
     return [dict(r) for r in tx.run(statement, owner=owner, slug=slug, within=within, limit=limit, visible=visible)]
 
 
-def scope_focus(tx: neo4j.ManagedTransaction, owner: str, slug: str, visible: list[str] | None = None) -> dict:
-    return dict(tx.run(SCOPE_FOCUS, owner=owner, slug=slug, visible=visible).single())
+def scope_focus(tx: neo4j.ManagedTransaction, owner: str, slug: str, visible: list[str] | None = None,
+                areas: list[str] | None = None) -> dict:
+    return dict(tx.run(SCOPE_FOCUS, owner=owner, slug=slug, visible=visible, areas=areas).single())
 
 
-def scope_thing(tx: neo4j.ManagedTransaction, owner: str, slug: str, visible: list[str] | None = None) -> list[dict]:
-    return [dict(r) for r in tx.run(SCOPE_THING, owner=owner, slug=slug, visible=visible)]
+def scope_thing(tx: neo4j.ManagedTransaction, owner: str, slug: str, visible: list[str] | None = None,
+                areas: list[str] | None = None) -> list[dict]:
+    return [dict(r) for r in tx.run(SCOPE_THING, owner=owner, slug=slug, visible=visible, areas=areas)]
 
 
 def focus_index(tx: neo4j.ManagedTransaction, owner: str, visible: list[str] | None = None) -> list[dict]:

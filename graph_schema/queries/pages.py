@@ -8,21 +8,24 @@ import neo4j
 
 from graph_schema.kinds import FactKind, PageKind, SourceKind
 from graph_schema.models import FactView, LinkView, PageDetail, PageRef, SourceRef
+from graph_schema.queries.sight import BODY_OF_TEXTS, FACT_IN_SIGHT, SOURCE_IN_SIGHT
 
-GET_PAGE = """
-MATCH (p:Page {owner: $owner, slug: $slug})
+GET_PAGE = f"""
+MATCH (p:Page {{owner: $owner, slug: $slug}})
 WHERE ($visible IS NULL OR p.slug IN $visible)
-OPTIONAL MATCH (f:Fact)-[:ABOUT]->(p) WHERE NOT f.retired
+OPTIONAL MATCH (f:Fact)-[:ABOUT]->(p) WHERE NOT f.retired AND {FACT_IN_SIGHT}
 WITH p, f ORDER BY f.first_seen, f.position, f.id
 WITH p, collect(f) AS all_facts
-RETURN p {.slug, .title, .kind, .body, .aliases, .created_at, .updated_at} AS page,
+WITH p, all_facts, [f IN all_facts | f.text] AS texts
+RETURN p {{.slug, .title, .kind, .aliases, .created_at, .updated_at,
+          body: CASE WHEN $visible IS NULL THEN p.body ELSE {BODY_OF_TEXTS} END}} AS page,
        size(all_facts) AS facts_total,
-       [f IN all_facts[..$max_facts] | {
+       [f IN all_facts[..$max_facts] | {{
            id: f.id, text: f.text, first_seen: f.first_seen, kind: f.kind, owner: f.action_owner, due: f.due,
-           sources: [(f)-[r:FROM]->(s:Source {owner: $owner}) WHERE s.status <> 'retired' | {
+           sources: [(f)-[r:FROM]->(s:Source {{owner: $owner}}) WHERE s.status <> 'retired' AND {SOURCE_IN_SIGHT} | {{
                source_id: s.id, key: s.key, kind: s.kind, title: s.title, author: s.author,
-               start: r.start, end: r.end}]
-       }] AS facts
+               start: r.start, end: r.end}}]
+       }}] AS facts
 """
 
 PAGE_LINKS = """
@@ -56,10 +59,11 @@ def to_native(value: Any) -> Any:
 
 def get_page(
     tx: neo4j.ManagedTransaction, owner: str, slug: str, max_facts: int, max_links: int = 500,
-    visible: list[str] | None = None,
+    visible: list[str] | None = None, areas: list[str] | None = None,
 ) -> PageDetail | None:
-    """One page in full; None if it does not exist or is not in `visible` (None: no limit)."""
-    record = tx.run(GET_PAGE, owner=owner, slug=slug, max_facts=max_facts, visible=visible).single()
+    """One page in full; None if it does not exist or is not in `visible` (None: no limit). A
+    limited key reads only the facts the scope rule lets it (`graph_schema.queries.sight`)."""
+    record = tx.run(GET_PAGE, owner=owner, slug=slug, max_facts=max_facts, visible=visible, areas=areas).single()
     if record is None:
         return None
     page = record["page"]

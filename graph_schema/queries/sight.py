@@ -1,0 +1,35 @@
+"""What a limited access key may read of a page it can see: the scope rule every read obeys.
+
+A limited key reads a fact only if every page the fact is about is in its sight (`$visible`, the
+slugs of `graph_schema.queries.access.visible_slugs`) and, for a key limited to focus areas
+(`$areas`, their slugs), one of the fact's live sources is filed under one of them; of the fact's
+sources it sees only those. So a page two areas share shows each area's key only what that area's
+documents say about it. None for either parameter means no limit.
+
+These are Cypher fragments composed into the read queries: constants, never user text. They name
+the fact `f` and the source `s`.
+"""
+
+from __future__ import annotations
+
+# Its own variables have names no query uses: a pattern inside it would otherwise bind to a
+# variable of the same name in the query around it.
+FACT_IN_SIGHT = """($visible IS NULL OR (
+    all(sight_slug IN [(f)-[:ABOUT]->(sight_page:Page) | sight_page.slug] WHERE sight_slug IN $visible)
+    AND ($areas IS NULL OR EXISTS { MATCH (f)-[:FROM]->(sight_source:Source)
+                                    WHERE sight_source.status <> 'retired' AND sight_source.focus IN $areas })))"""
+
+SOURCE_IN_SIGHT = "($areas IS NULL OR s.focus IN $areas)"
+
+# A page's body as a limited key may read it: rendered from the facts it may read, the way
+# `documents.RENDER_BODIES` renders the stored body from all of them. Reads `texts`.
+BODY_OF_TEXTS = "reduce(acc = '', t IN texts | acc + CASE WHEN acc = '' THEN '' ELSE '\\n' END + '- ' + t)"
+
+
+def readable_chars(page: str) -> str:
+    """How many characters of the page bound to the variable `page` a key may read: its body's
+    length for a key that sees everything, else the length of its facts in sight as the body
+    would render them. `page` is a variable name of the calling query, never user text."""
+    return (f"CASE WHEN $visible IS NULL THEN size(coalesce({page}.body, '')) ELSE "
+            f"reduce(n = 0, c IN [(f:Fact)-[:ABOUT]->({page}) WHERE NOT f.retired AND {FACT_IN_SIGHT} | size(f.text) + 3]"
+            " | n + c) END")

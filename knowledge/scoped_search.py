@@ -1,0 +1,71 @@
+"""search through a limited access key: hits scored and previewed only by what the key may read.
+
+A page's stored embedding and body come from every document that mentions it, so on a page two
+focus areas share, a key limited to one of them would otherwise find the page by the other
+area's words and read them in the preview. Here the nearest pages the key can see are scored
+again by the embedding of what it may read of them (title and facts, `graph_schema.queries.sight`),
+and a full-text hit counts only if a word of the query is in that text. Keys that see everything
+never come here: their search reads the stored embeddings and bodies as they are.
+"""
+
+from __future__ import annotations
+
+import re
+
+import neo4j
+
+from graph_schema import db
+from graph_schema.embedding import embed_texts
+from graph_schema.models import SearchHit
+from graph_schema.queries import compile as compile_queries
+from graph_schema.queries.search import fulltext_search, preview, vector_search
+from graph_schema.settings import Settings
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def _readable_text(driver: neo4j.Driver, owner: str, hits: list[SearchHit], visible: list[str],
+                   areas: list[str] | None, settings: Settings) -> dict[str, str]:
+    """slug -> what the key may read of the page: its facts in sight, one per line ('- …')."""
+    found = db.read(driver, compile_queries.facts, owner, [h.slug for h in hits], None,
+                    settings.search_scoped_facts_per_page, visible, areas)
+    return {slug: "\n".join(f"- {f['text']}" for f in facts) for slug, (facts, _) in found.items()}
+
+
+def _seen_as(hit: SearchHit, text: str, score: float, settings: Settings) -> SearchHit:
+    return hit.model_copy(update={"preview": preview(text, hit.title, settings.preview_chars), "score": round(score, 4)})
+
+
+def semantic_in_scope(driver: neo4j.Driver, owner: str, vector: list[float], limit: int, visible: list[str],
+                      areas: list[str] | None, settings: Settings) -> list[SearchHit]:
+    """The nearest pages in sight, scored by the cosine of the query to what the key may read of them."""
+    wanted = max(limit, settings.search_scoped_candidates)
+    candidates = db.read(driver, vector_search, owner, vector, wanted, -1.0, settings.preview_chars, visible)
+    if not candidates:
+        return []
+    texts = _readable_text(driver, owner, candidates, visible, areas, settings)
+    readable = [f"{h.title}\n{texts.get(h.slug, '')}".strip()[: settings.search_scoped_text_chars] for h in candidates]
+    scored = []
+    for hit, text_vector in zip(candidates, embed_texts(readable), strict=True):
+        score = sum(x * y for x, y in zip(vector, text_vector, strict=True))
+        if score >= settings.search_min_score:
+            scored.append(_seen_as(hit, texts.get(hit.slug, ""), score, settings))
+    scored.sort(key=lambda h: -h.score)
+    return scored[:limit]
+
+
+def fulltext_in_scope(driver: neo4j.Driver, owner: str, query: str, limit: int, visible: list[str],
+                      areas: list[str] | None, settings: Settings) -> list[SearchHit]:
+    """Full-text hits in sight whose title or readable facts hold a word of the query."""
+    candidates = db.read(driver, fulltext_search, owner, query, max(limit, settings.search_scoped_candidates),
+                         settings.preview_chars, visible, settings.search_max_query_words)
+    if not candidates:
+        return []
+    words = {w.casefold() for w in _WORD.findall(query)}
+    texts = _readable_text(driver, owner, candidates, visible, areas, settings)
+    kept = []
+    for hit in candidates:
+        text = texts.get(hit.slug, "")
+        if words & {w.casefold() for w in _WORD.findall(f"{hit.title} {text}")}:
+            kept.append(_seen_as(hit, text, hit.score, settings))
+    return kept[:limit]
