@@ -81,6 +81,9 @@ _OBLIGATION = re.compile(
 _NAME = r"[A-Z][\w'’.-]*(?:\s+(?:(?:van|von|de|der|den|da|di|del|la|le|al|bin)\s+)?[A-Z][\w'’.-]*){0,4}"
 _PRONOUN = r"(?:[Ww]e|I)"
 _SUBJECT = rf"(?P<owner>{_NAME}|{_PRONOUN})"
+# Minutes give one task to several people ("Hunter and Mei Ling to share…", "Ana, Bo & Cy will…"):
+# the first of them is named its owner.
+_SUBJECTS = rf"{_SUBJECT}(?:(?:\s*,\s*|\s+(?:and|&)\s+){_NAME})*"
 # Where a clause starts: the sentence's start, after ';' or ':', or after a joining word.
 _CLAUSE = r"(?:^|[;:]\s*|,\s*|\s(?:and|but|so|then|while)\s+)"
 # Capitalised words that start sentences but name nobody.
@@ -199,10 +202,10 @@ _MODAL = (r"(?:will|shall|'ll|’ll|is\s+going\s+to|are\s+going\s+to|am\s+going\
           r"need\s+to|has\s+to|have\s+to|must|should|owes?|is\s+responsible\s+for|are\s+responsible\s+for|"
           r"volunteered\s+to|offered\s+to|promised\s+to)")
 # "should have said" looks back: not something still to do.
-_ACTOR_WILL = re.compile(rf"{_CLAUSE}{_SUBJECT}(?:\s+|(?=['’]ll)){_MODAL}\s+(?!have\b)\w")
+_ACTOR_WILL = re.compile(rf"{_CLAUSE}{_SUBJECTS}(?:\s+|(?=['’]ll)){_MODAL}\s+(?!have\b)\w")
 # "Marta joined the call and will send the notes": the sentence's subject does the later verb.
 _SUBJECT_WILL_LATER = re.compile(rf"^\W*{_SUBJECT}\s[^;:?]*?(?:,\s*|\s)and\s+(?:then\s+)?{_MODAL}\s+\w")
-_ACTOR_TO = re.compile(rf"^\W*{_SUBJECT}\s+to\s+[a-z]")  # minutes: "Priya to send the deck"
+_ACTOR_TO = re.compile(rf"^\W*{_SUBJECTS}\s+to\s+[a-z]")  # minutes: "Priya to send the deck"
 _ASKED = re.compile(
     rf"\b(?:asked|told|requested|reminded|invited|tasked)\s+(?P<owner>{_NAME}|us|me)\s+(?:for|to|with)\b"
 )

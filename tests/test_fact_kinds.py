@@ -32,6 +32,9 @@ D, A, Q, S = FactKind.DECISION, FactKind.ACTION, FactKind.QUESTION, FactKind.STA
         ("TODO: rotate the staging credentials", A, None, None),
         ("The board wants a costed plan by the end of Q3.", A, None, "by the end of Q3"),
         ("Oskar joined the review and will send his notes to everyone.", A, "Oskar", None),
+        # minutes give a task to two people at once: the first is named its owner
+        ("Anouk and Pieter Smit to write up the venue options.", A, "Anouk", None),
+        ("Dmitri, Sora & Wen will review the budget before Friday.", A, "Dmitri", "before Friday"),
         ("TO to open a ticket for the retry storm, by Friday.", A, "TO", "by Friday"),  # initials, not 'to'
         ("To close the loop we wrote to the vendor.", S, None, None),
         ("We will publish the survey results due 3 October.", A, "we", "due 3 October"),
