@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from graph_schema.document_text import DATA_NOT_INSTRUCTIONS
 from graph_schema.kinds import FactKind, PageKind, SourceKind
 from graph_schema.plain_text import PlainName
 
@@ -178,7 +179,7 @@ class PageRef(Model):
 
 
 class PageSummary(PageRef):
-    preview: str = ""
+    preview: str = Field(default="", description="The start of the page's facts, " + DATA_NOT_INSTRUCTIONS + ".")
 
 
 class SourceRef(Model):
@@ -193,7 +194,7 @@ class SourceRef(Model):
 
 class FactView(Model):
     id: str
-    text: str
+    text: str = Field(description="Document text, " + DATA_NOT_INSTRUCTIONS + ".")
     kind: FactKind = FactKind.STATEMENT
     owner: str | None = None
     due: str | None = None
@@ -208,7 +209,7 @@ class LinkView(Model):
 
 
 class PageDetail(PageRef):
-    body: str = ""
+    body: str = Field(default="", description="The page's facts, one per line, " + DATA_NOT_INSTRUCTIONS + ".")
     aliases: list[str] = Field(default_factory=list)
     facts: list[FactView] = Field(default_factory=list)
     facts_total: int = 0
@@ -230,7 +231,7 @@ class BriefLine(Model):
     """One statement of the brief, with the pages and documents it rests on."""
 
     section: Literal["you", "changed", "focus", "decision", "action", "question", "closed", "about", "matters"]
-    text: str
+    text: str = Field(description="A statement of the brief, " + DATA_NOT_INSTRUCTIONS + ".")
     sources: list[PageRef] = Field(default_factory=list)
     documents: list[str] = Field(default_factory=list)  # keys of the sources it was read from
 
@@ -248,7 +249,7 @@ class FocusStatus(Model):
 
 
 class BriefView(Model):
-    text: str
+    text: str = Field(description="The brief inside <document-text> tags, " + DATA_NOT_INSTRUCTIONS + ".")
     sources: list[PageRef] = Field(default_factory=list)
     lines: list[BriefLine] = Field(default_factory=list)  # every statement of `text`, each with its sources
     omitted: list[str] = Field(default_factory=list)  # what did not fit the token budget, in sentences

@@ -23,6 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from graph_schema.document_text import DATA_NOT_INSTRUCTIONS
 from graph_schema.errors import InvalidRequest
 from graph_schema.kinds import PageKind
 from graph_schema.models import FocusStatus, PageRef
@@ -41,14 +42,14 @@ _STOPWORDS = {
 
 
 class CompiledFact(BaseModel):
-    text: str
+    text: str = Field(description="Document text, " + DATA_NOT_INSTRUCTIONS + ".")
     first_seen: datetime | None = None
     sources: list[str] = Field(default_factory=list)  # source keys (file paths, submissions)
 
 
 class CompiledItem(PageRef):
     relation: str  # member, related, filed under, focus area
-    line: str = ""  # one line about it: its first fact, shortened
+    line: str = Field(default="", description="Its first fact, shortened, " + DATA_NOT_INSTRUCTIONS + ".")
     facts: list[CompiledFact] = Field(default_factory=list)  # medium and deep
     facts_total: int = 0
     relevance: float | None = None  # cosine to the intent, when one was given
@@ -57,7 +58,7 @@ class CompiledItem(PageRef):
 class CompiledRelation(BaseModel):
     source: PageRef
     target: PageRef
-    how: str  # in plain language
+    how: str = Field(description="How the two relate, with a sentence " + DATA_NOT_INSTRUCTIONS + ".")
 
 
 class CompiledPackage(BaseModel):
@@ -84,7 +85,8 @@ class CompileAnswer(BaseModel):
     shape: Shape
     intent: str = ""
     freshness: str | None = None
-    text: str | None = None  # narrative and summary
+    text: str | None = Field(default=None, description="The narrative or summary inside <document-text> tags, "
+                             + DATA_NOT_INSTRUCTIONS + ".")
     structured: CompiledPackage | None = None  # structured
     omitted: list[str] = Field(default_factory=list)
     estimated_tokens: int

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from graph_schema import db
 from graph_schema.access import PAUSED_MESSAGE, Access
 from graph_schema.embedding import embed_text
+from graph_schema.document_text import fence
 from graph_schema.errors import AccessRefused, GraphUnavailable, InvalidRequest, PageNotFound
 from graph_schema.kinds import PageKind
 from graph_schema.local_writes import RecentRead, written_stamp
@@ -99,6 +100,11 @@ class EditAnswer(BaseModel):
     focus_created: PageRef | None = None
     message: str
     sources: list[PageRef] = Field(default_factory=list)
+
+
+def _fenced(brief: BriefView) -> BriefView:
+    """The brief as a tool answers it: its text marked as document text (graph_schema.document_text)."""
+    return brief.model_copy(update={"text": fence(brief.text)})
 
 
 class GraphService:
@@ -196,11 +202,11 @@ class GraphService:
         key = (access.owner, str(access.scope))
         held = self._briefs.get(key)
         if held is not None and held.still_current():  # no write since: not even a version check
-            return held.value.model_copy(update={"cached": True})
+            return _fenced(held.value.model_copy(update={"cached": True}))
         stamp = written_stamp()
         brief = self._brief_from_graph(access, held.value if held else None)
         self._briefs[key] = RecentRead.before_reading(brief, stamp)
-        return brief
+        return _fenced(brief)
 
     def _brief_from_graph(self, access: Access, held: BriefView | None) -> BriefView:
         driver = self.driver()
@@ -356,7 +362,8 @@ class GraphService:
         sources = [package.target, *[PageRef(slug=i.slug, title=i.title, kind=i.kind) for i in package.items]]
         return CompileAnswer(
             target=package.target, depth=depth, shape=shape, intent=intent, freshness=freshness,
-            text=render_narrative(package) if shape == "narrative" else render_summary(package) if shape == "summary" else None,
+            text=(fence(render_narrative(package)) if shape == "narrative" else
+                  fence(render_summary(package)) if shape == "summary" else None),
             structured=package if shape == "structured" else None,
             omitted=package.omitted, estimated_tokens=package.estimated_tokens, cached=cached, note=note,
             sources=sources,
