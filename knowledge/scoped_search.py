@@ -18,7 +18,7 @@ from graph_schema import db
 from graph_schema.embedding import embed_texts
 from graph_schema.models import SearchHit
 from graph_schema.queries import compile as compile_queries
-from graph_schema.queries.search import fulltext_search, preview, vector_search
+from graph_schema.queries.search import fulltext_search, preview, query_words, vector_search
 from graph_schema.settings import Settings
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -56,16 +56,19 @@ def semantic_in_scope(driver: neo4j.Driver, owner: str, vector: list[float], lim
 
 def fulltext_in_scope(driver: neo4j.Driver, owner: str, query: str, limit: int, visible: list[str],
                       areas: list[str] | None, settings: Settings) -> list[SearchHit]:
-    """Full-text hits in sight whose title or readable facts hold a word of the query."""
+    """Full-text hits in sight whose title or readable facts hold a word the search looked for,
+    scored by the share of those words they hold (Lucene's score weighs the whole page)."""
     candidates = db.read(driver, fulltext_search, owner, query, max(limit, settings.search_scoped_candidates),
                          settings.preview_chars, visible, settings.search_max_query_words)
     if not candidates:
         return []
-    words = {w.casefold() for w in _WORD.findall(query)}
+    words = {w.casefold() for w in query_words(query, settings.search_max_query_words)}
     texts = _readable_text(driver, owner, candidates, visible, areas, settings)
     kept = []
     for hit in candidates:
         text = texts.get(hit.slug, "")
-        if words & {w.casefold() for w in _WORD.findall(f"{hit.title} {text}")}:
-            kept.append(_seen_as(hit, text, hit.score, settings))
+        found = words & {w.casefold() for w in _WORD.findall(f"{hit.title} {text}")}
+        if found:
+            kept.append(_seen_as(hit, text, len(found) / len(words), settings))
+    kept.sort(key=lambda h: -h.score)
     return kept[:limit]

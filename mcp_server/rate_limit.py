@@ -1,9 +1,10 @@
 """Per-person allowances per minute, shared by all of that person's keys (a sliding window).
 
 Every tool call takes from the person's call allowance; edit_page_body and HTTP uploads also
-take from one shared submission allowance. A refused call (a paused key, a read-only key asked to
-write, an upload that is not accepted) gives its slots back: it did nothing, so it must not lock
-the person's other keys out. Kept in this process's memory: one server process
+take from one shared submission allowance. A call refused before any work (a paused key, a
+read-only key asked to write, a malformed upload) is refused before it takes anything: it must
+not lock the person's other keys out. A refusal that comes after the work (text found to be
+outside a key's scope once it was read) is charged, or a key could make the server read for free. Kept in this process's memory: one server process
 serves a deployment, and a restart forgets at most a minute of history.
 """
 
@@ -25,9 +26,8 @@ class RateLimiter:
         self._calls: dict[tuple[str, str], deque[float]] = {}
         self._lock = threading.Lock()
 
-    def take(self, owner: str, allowances: dict[str, int]) -> float:
-        """Take one slot from each named allowance (name -> per-minute limit), all or none; returns
-        the slots' time, which `give_back` needs.
+    def take(self, owner: str, allowances: dict[str, int]) -> None:
+        """Take one slot from each named allowance (name -> per-minute limit), all or none.
 
         Raises RateLimited with the seconds until every one of them has a free slot."""
         now = self._clock()
@@ -46,12 +46,3 @@ class RateLimiter:
                 raise RateLimited(max(1, math.ceil(wait)))
             for window in windows:
                 window.append(now)
-        return now
-
-    def give_back(self, owner: str, allowances: dict[str, int], taken_at: float) -> None:
-        """Return the slots `take` gave at `taken_at` (for a call that was refused)."""
-        with self._lock:
-            for name in allowances:
-                window = self._calls.get((owner, name))
-                if window is not None and taken_at in window:
-                    window.remove(taken_at)

@@ -21,7 +21,7 @@ from typing import Literal
 
 from graph_schema.access import Access
 from graph_schema.db import UNAVAILABLE
-from graph_schema.errors import AccessRefused, GraphUnavailable, SubtextError
+from graph_schema.errors import GraphUnavailable, SubtextError
 from graph_schema.models import BriefView
 from knowledge.compile import CompileAnswer
 from mcp_server.auth import AccessKeyVerifier, current_caller
@@ -39,6 +39,7 @@ from mcp_server.service import (
 )
 
 T = TypeVar("T")
+WRITE_TOOLS = frozenset({"edit_page_body", "rename_page", "link_pages"})
 
 INSTRUCTIONS = """\
 subtext holds the user's context graph: pages about the people, organisations, projects, tools,
@@ -100,14 +101,13 @@ def build_server(service: GraphService | None = None, *, stdio: bool = False) ->
             allowances = {"calls": settings.rate_limit_calls_per_minute}
             if tool == "edit_page_body":  # shares an allowance with the person's uploads
                 allowances["submissions"] = settings.rate_limit_submissions_per_minute
-            if tool != "brief":  # a paused key's brief is the paused message itself
-                service.check_active(access)  # refused before it spends the person's allowance
-            taken_at = limiter.take(access.owner, allowances)
-            try:
-                return work(access)
-            except AccessRefused:  # refused (read-only key, outside its scope): it did nothing, costs nothing
-                limiter.give_back(access.owner, allowances, taken_at)
-                raise
+            # Refused before it takes anything from the person's allowances (see rate_limit).
+            if tool in WRITE_TOOLS:
+                service.check_can_write(access, needs_full_context=tool == "edit_page_body")
+            elif tool != "brief":  # a paused key's brief is the paused message itself
+                service.check_active(access)
+            limiter.take(access.owner, allowances)
+            return work(access)
         except GraphUnavailable as e:
             raise ToolError(UNAVAILABLE) from e
         except SubtextError as e:

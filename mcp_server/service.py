@@ -291,7 +291,8 @@ class GraphService:
                 f"within must be the slug of a focus area; {within!r} is not one. Call scope('you') to list them."
             )
         limit = max(1, min(limit, self.settings.traverse_max_limit))
-        rows = db.read(self.driver(), navigation.traverse, access.owner, from_slug, edge_type, within, limit, visible)
+        rows = db.read(self.driver(), navigation.traverse, access.owner, from_slug, edge_type, within, limit, visible,
+                       access.areas)
         path = [TraverseStep(**r) for r in rows]
         sources = [start, *[PageRef(slug=p.slug, title=p.title, kind=p.kind) for p in path]]
         return TraverseAnswer(start=start, edge_type=edge_type, within=within, path=path, sources=sources)

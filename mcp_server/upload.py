@@ -112,11 +112,8 @@ def build_upload_endpoint(service: GraphService, limiter: RateLimiter):
         return access
 
     async def upload(request: Request) -> JSONResponse:
-        allowances = {"submissions": settings.rate_limit_submissions_per_minute}
-        spent: tuple[str, float] | None = None  # (owner, when) while a slot is held and nothing is saved
         try:
             access = await caller(request)
-            spent = access.owner, limiter.take(access.owner, allowances)
             content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
             if content_type not in ("application/json", "multipart/form-data"):
                 raise UploadRefused(415, "Send multipart/form-data with a \"file\" field, or application/json "
@@ -128,11 +125,13 @@ def build_upload_endpoint(service: GraphService, limiter: RateLimiter):
                 data, suffix = await _file_from_form(request, body, settings.max_upload_bytes)
             if not data.strip():
                 raise UploadRefused(400, "The file is empty; there is nothing to ingest.")
+            # Taken once the request is known to be well-formed (a malformed one spends nothing)
+            # and before the upload is read for its scope, which is work worth a slot.
+            limiter.take(access.owner, {"submissions": settings.rate_limit_submissions_per_minute})
             folder = await anyio.to_thread.run_sync(lambda: _folder_for(service, access))
             name = f"upload-{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}{suffix}"
             await anyio.to_thread.run_sync(lambda: _check_in_scope(service, access, name, data))
             await anyio.to_thread.run_sync(lambda: _save(folder, name, data))
-            spent = None  # saved: this upload counts
             key = (folder / name).relative_to(settings.upload_dir).as_posix()
             return JSONResponse({"id": key}, status_code=201)
         except UploadRefused as e:
@@ -145,9 +144,6 @@ def build_upload_endpoint(service: GraphService, limiter: RateLimiter):
             return _error(403, str(e))
         except SubtextError as e:  # any other refusal is about the request, not an outage
             return _error(400, str(e))
-        finally:
-            if spent is not None:  # refused or failed: nothing was saved, so it spends nothing
-                limiter.give_back(spent[0], allowances, spent[1])
 
     return upload
 

@@ -23,6 +23,7 @@ from graph_schema.models import (
     ResolvedDocument,
     SourceWrite,
 )
+from graph_schema.plain_text import plain_name
 from graph_schema.queries.documents import (
     kinds_read,
     page_embedding_texts,
@@ -78,7 +79,8 @@ def plan_document_write(owner: str, resolved: ResolvedDocument) -> DocumentWrite
             )
         if resolution.method != "you":
             for name in (entity.name, *entity.aliases):
-                if name not in page.aliases:
+                name = plain_name(name)  # appended after the model checked its fields: cleaned here
+                if name and name not in page.aliases:
                     page.aliases.append(name)
             page.name_keys += [k for k in resolution.name_keys if k not in page.name_keys]
         row = mention_rows.setdefault(

@@ -123,3 +123,18 @@ async def test_document_text_is_marked_as_data_in_every_answer(graph, served):
             assert text.startswith("<document-text>\n") and text.endswith("\n</document-text>")
             assert text.count("</document-text>") == 1  # the document's look-alike cannot end the quote
         assert "&lt;/document-text>" in narratives[1], narratives[1]
+
+
+def test_names_read_from_a_document_are_stored_plain(graph):
+    from pipeline.run import ingest_paths
+    from tests.conftest import write
+
+    text = ("Yesterday the board of Acme Corporation met Daniel   Okafor in Lisbon to discuss the lease.\n"
+            "Daniel Okafor signed the lease for Acme Corporation.\n")
+    report = ingest_paths([write(graph["upload"], "lease.txt", text)])
+    assert {o.status for o in report.outcomes} == {"ingested"}
+    rows = graph["driver"].execute_query("MATCH (p:Page {owner: $owner}) RETURN p.title AS title, p.aliases AS aliases",
+                                         owner=graph["owner"]).records
+    names = [r["title"] for r in rows] + [a for r in rows for a in r["aliases"] or []]
+    assert "Daniel Okafor" in names, names
+    assert not [n for n in names if n != " ".join(n.split())], names  # every name one plain line

@@ -17,6 +17,7 @@ Priya Natarajan will send the Harbour deck to Acme Corporation on Friday.
 # What only the orchard area may read: a word found nowhere else, and a hidden person.
 ORCHARD = """Priya Natarajan wants the pomegranate budget kept secret until March.
 Priya Natarajan reviewed the pomegranate memo with Lucia Ferreira.
+Priya Natarajan will ask Acme Corporation about the pomegranate budget.
 """
 HIDDEN = ("pomegranate", "Lucia", "orchard")
 
@@ -54,6 +55,8 @@ async def test_a_focus_key_reads_only_its_areas_facts_on_a_shared_page(shared_pa
                                                                "depth": "deep"}),
             "search": await client.call_tool("search", {"query": "pomegranate budget memo", "limit": 50}),
             "search by word": await client.call_tool("search", {"query": "pomegranate", "limit": 50}),
+            # 'to' is no word Lucene looks for, so it cannot make a hidden word's page pass as readable
+            "search by word and operator": await client.call_tool("search", {"query": "pomegranate to", "limit": 50}),
             "brief": await client.call_tool("brief", {}),
             "scope": await client.call_tool("scope", {"target": "harbour"}),
             "traverse": await client.call_tool("traverse", {"from_slug": "priya-natarajan"}),
@@ -62,13 +65,19 @@ async def test_a_focus_key_reads_only_its_areas_facts_on_a_shared_page(shared_pa
             shown = _shown(answer)
             for word in HIDDEN:
                 assert word.lower() not in shown.lower(), (tool, word, shown[:600])
-        assert "priya-natarajan" not in {h["slug"] for h in answers["search by word"].structured_content["results"]}
+        for query in ("search by word", "search by word and operator"):
+            assert "priya-natarajan" not in {h["slug"] for h in answers[query].structured_content["results"]}, query
         scoped_size = answers["scope"].structured_content["estimated_tokens"]
+        # The link between Priya and Acme counts only the harbour document behind it.
+        path = {step["slug"]: step["weight"] for step in answers["traverse"].structured_content["path"]}
+        assert path.get("acme-corporation") == 1, path
 
     async with Client(served.mcp()) as client:  # the whole graph still reads both documents' facts
         page = (await client.call_tool("get_page", {"slug": "priya-natarajan"})).structured_content["page"]
         assert any("pomegranate" in f["text"] for f in page["facts"]) and any("Harbour" in f["text"] for f in page["facts"])
         hits = (await client.call_tool("search", {"query": "pomegranate", "limit": 50})).structured_content["results"]
         assert {h["slug"] for h in hits} & {"priya-natarajan", "lucia-ferreira"}  # the orchard's pages
+        path = (await client.call_tool("traverse", {"from_slug": "priya-natarajan"})).structured_content["path"]
+        assert {step["slug"]: step["weight"] for step in path}.get("acme-corporation") == 2, path
         # The size scope estimates for the area counts only what the key can read.
         assert (await client.call_tool("scope", {"target": "harbour"})).structured_content["estimated_tokens"] > scoped_size

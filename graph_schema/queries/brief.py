@@ -17,6 +17,7 @@ YOU_MATERIAL = """
 MATCH (o:Owner {id: $owner})
 OPTIONAL MATCH (you:Page {owner: $owner, slug: 'you'})
 OPTIONAL MATCH (f:Fact)-[:ABOUT]->(you) WHERE NOT f.retired AND ($visible IS NULL OR 'you' IN $visible)
+  AND """ + FACT_IN_SIGHT + """
 WITH o, you, f ORDER BY f.first_seen DESC
 WITH o, you, collect(f.text)[..$max_facts] AS facts
 CALL (o) {
@@ -60,6 +61,7 @@ MATCH (focus:Page:Focus {owner: $owner})
 WHERE ($visible IS NULL OR focus.slug IN $visible) AND ($only_focus IS NULL OR focus.slug = $only_focus)
 CALL (focus) {
   OPTIONAL MATCH (s:Source {owner: $owner, focus: focus.slug, status: 'ingested'})
+  WHERE """ + SOURCE_IN_SIGHT + """
   RETURN count(s) AS source_count, max(s.ingested_at) AS last_activity
 }
 CALL (focus) {

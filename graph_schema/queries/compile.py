@@ -8,7 +8,7 @@ from datetime import datetime
 import neo4j
 
 from graph_schema.queries.pages import to_native
-from graph_schema.queries.sight import FACT_IN_SIGHT, SOURCE_IN_SIGHT
+from graph_schema.queries.sight import FACT_IN_SIGHT, SOURCE_IN_SIGHT, link_sources_in_sight
 
 # What sits under a focus area (its members) or around a thing (RELATES_TO neighbours, and the
 # focus areas it is filed under); for "you", the focus areas. Strongest links first.
@@ -73,14 +73,15 @@ RETURN p.slug AS slug, facts, total
 COMPILE_RELATIONS = f"""
 MATCH (a:Page {{owner: $owner}})-[r:RELATES_TO]->(b:Page {{owner: $owner}})
 WHERE a.slug IN $slugs AND b.slug IN $slugs
+WITH a, b, r, {link_sources_in_sight("r")} AS weight
+WHERE weight > 0 OR coalesce(r.manual, false)
 CALL (a, b) {{
   OPTIONAL MATCH (a)<-[:ABOUT]-(f:Fact)-[:ABOUT]->(b)
   WHERE NOT f.retired AND ($since IS NULL OR f.first_seen >= $since) AND {FACT_IN_SIGHT}
   WITH f ORDER BY f.first_seen, f.position
   RETURN collect(f.text)[..$per_relation] AS shared
 }}
-RETURN a.slug AS source, b.slug AS target, coalesce(r.manual, false) AS manual,
-       size(coalesce(r.sources, [])) AS weight, shared
+RETURN a.slug AS source, b.slug AS target, coalesce(r.manual, false) AS manual, weight, shared
 ORDER BY weight DESC, a.slug, b.slug
 LIMIT $limit
 """

@@ -8,7 +8,7 @@ import neo4j
 
 from graph_schema.kinds import ENTITY_KINDS, PageKind
 from graph_schema.queries.owners import bump_version, lock_graph
-from graph_schema.queries.sight import readable_chars
+from graph_schema.queries.sight import link_sources_in_sight, readable_chars
 from graph_schema.slugs import normalise_name
 
 
@@ -64,7 +64,9 @@ TRAVERSE_RELATES_TO = """
 MATCH (start:Page {owner: $owner, slug: $slug})-[r:RELATES_TO]-(q:Page {owner: $owner})
 WHERE ($within IS NULL OR EXISTS { (q)-[:IN_CONTEXT]->(:Page:Focus {owner: $owner, slug: $within}) })
   AND ($visible IS NULL OR q.slug IN $visible)
-RETURN q.slug AS slug, q.title AS title, q.kind AS kind, size(coalesce(r.sources, [])) + 
+WITH q, r, """ + link_sources_in_sight("r") + """ AS in_sight
+WHERE in_sight > 0 OR coalesce(r.manual, false)
+RETURN q.slug AS slug, q.title AS title, q.kind AS kind, in_sight +
        CASE WHEN coalesce(r.manual, false) THEN 1 ELSE 0 END AS weight
 ORDER BY weight DESC, q.title
 LIMIT $limit
@@ -190,10 +192,11 @@ def snapshot(
 
 def traverse(
     tx: neo4j.ManagedTransaction, owner: str, slug: str, edge_type: str, within: str | None, limit: int,
-    visible: list[str] | None = None,
+    visible: list[str] | None = None, areas: list[str] | None = None,
 ) -> list[dict]:
     statement = TRAVERSE_RELATES_TO if edge_type == "RELATES_TO" else TRAVERSE_IN_CONTEXT
-    return [dict(r) for r in tx.run(statement, owner=owner, slug=slug, within=within, limit=limit, visible=visible)]
+    return [dict(r) for r in tx.run(statement, owner=owner, slug=slug, within=within, limit=limit, visible=visible,
+                                    areas=areas)]
 
 
 def scope_focus(tx: neo4j.ManagedTransaction, owner: str, slug: str, visible: list[str] | None = None,

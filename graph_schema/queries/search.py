@@ -68,12 +68,17 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _LUCENE_OPERATORS = {"and", "or", "not", "to"}
 
 
+def query_words(text: str, max_words: int = 64) -> list[str]:
+    """The words full-text search looks for: the first `max_words` distinct words of `text` that
+    are no Lucene operator. The bound keeps a long query under Lucene's clause limit, where it
+    would fail rather than answer."""
+    return list(dict.fromkeys(w for w in _WORD.findall(text) if w.lower() not in _LUCENE_OPERATORS))[:max_words]
+
+
 def lucene_query(text: str, max_words: int = 64) -> str:
-    """The first `max_words` distinct words of `text` as an OR query with every Lucene operator
-    escaped (user text never parses as syntax). The bound keeps a long query under Lucene's
-    clause limit, where it would fail rather than answer."""
-    words = dict.fromkeys(w for w in _WORD.findall(text) if w.lower() not in _LUCENE_OPERATORS)
-    return " OR ".join(_LUCENE_SPECIAL.sub(r"\\\1", w) for w in list(words)[:max_words])
+    """`query_words` of `text` as an OR query with every Lucene operator escaped (user text never
+    parses as syntax)."""
+    return " OR ".join(_LUCENE_SPECIAL.sub(r"\\\1", w) for w in query_words(text, max_words))
 
 
 def preview(body: str | None, title: str, chars: int) -> str:

@@ -33,3 +33,12 @@ def readable_chars(page: str) -> str:
     return (f"CASE WHEN $visible IS NULL THEN size(coalesce({page}.body, '')) ELSE "
             f"reduce(n = 0, c IN [(f:Fact)-[:ABOUT]->({page}) WHERE NOT f.retired AND {FACT_IN_SIGHT} | size(f.text) + 3]"
             " | n + c) END")
+
+
+def link_sources_in_sight(link: str) -> str:
+    """How many of the documents behind the RELATES_TO link bound to `link` a key may read: all of
+    them for a key that is not limited to focus areas. A link only another area's documents made
+    is none of a focus key's business (unless made by hand). `link` is a variable name of the
+    calling query, never user text; the query must have $owner and $areas."""
+    return (f"size([sight_sid IN coalesce({link}.sources, []) WHERE $areas IS NULL OR EXISTS {{ "
+            "MATCH (sight_link_source:Source {owner: $owner, id: sight_sid}) WHERE sight_link_source.focus IN $areas }])")
