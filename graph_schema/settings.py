@@ -59,6 +59,11 @@ class Settings(BaseSettings):
     # --- whose graph ---------------------------------------------------------------------
     owner: str = Field(default="default", description="The person whose graph the CLI and stdio server act on.")
     owner_name: str = Field(default="You", description="Display title of that person's 'you' page.")
+    remove_batch_size: int = Field(
+        default=5_000, ge=1,
+        description="`subtext users remove` deletes a person's graph this many nodes per transaction, so "
+        "removing a large graph never needs one huge transaction.",
+    )
 
     # --- models ---------------------------------------------------------------------------
     spacy_model: str = "en_core_web_sm"

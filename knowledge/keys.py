@@ -72,7 +72,8 @@ _NO_SUCH_KEY_HASH = hash_key("no such key")
 
 
 def authenticate(driver: neo4j.Driver, secret: str) -> Access | None:
-    """The caller a key stands for, or None for a malformed, unknown or revoked key.
+    """The caller a key stands for, or None for a malformed, unknown or revoked key, or a key
+    whose person no longer exists (removed with `subtext users remove`).
 
     A paused key still authenticates: its calls are answered with the paused message."""
     key_id = key_id_of(secret)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -10,7 +12,10 @@ from graph_schema import db
 from graph_schema.access import KeyScope
 from graph_schema.queries.access import list_keys, list_owners
 from graph_schema.settings import get_settings
-from subtext.graph import console, open_graph
+from subtext.graph import console, counted, open_graph
+
+if TYPE_CHECKING:
+    from knowledge.people import PersonContents
 
 users_app = typer.Typer(help="The people whose graphs this deployment holds.", no_args_is_help=True)
 keys_app = typer.Typer(help="Access keys: how assistants and scripts connect (Authorization: Bearer).",
@@ -47,6 +52,39 @@ def users_list() -> None:
     for row in rows:
         table.add_row(row["id"], row["name"] or "", str(row["pages"]), str(row["keys"]))
     out.print(table)
+
+
+@users_app.command("remove")
+def users_remove(
+    person: str = typer.Argument(..., help="The person's id as `subtext users list` shows it, or their name."),
+    yes: bool = typer.Option(False, "--yes", help="Remove them; without it nothing is removed, only listed."),
+) -> None:
+    """Remove a person: their whole graph, their keys and their upload folder. Without --yes, say what would go."""
+    from knowledge import people
+
+    with open_graph(ready=True) as driver:
+        person_id = people.find_person(driver, person)
+        contents = people.remove_person(driver, person_id) if yes else people.removal_contents(driver, person_id)
+    # Without markup: names and paths are shown as they are, even with [brackets] in them.
+    who = f"{contents.name} ({contents.id})" if contents.name else repr(contents.id)
+    if yes:
+        out.print(f"Removed {who}: {_what_goes(contents)} Their keys are refused from now on.", markup=False)
+    else:
+        out.print(f"Removing {who} would delete {_what_goes(contents)}", markup=False)
+        out.print(f"Nothing was removed. To remove them: subtext users remove {contents.id} --yes", markup=False)
+
+
+def _what_goes(contents: PersonContents) -> str:
+    """What a removal deletes, as one sentence (the dry run's and the removal's)."""
+    graph = (f"{counted(contents.pages, 'page')}, {counted(contents.facts, 'fact')}, "
+             f"{counted(contents.sources, 'source')}, {counted(contents.keys, 'access key')} "
+             f"({counted(contents.nodes, 'node')} in all, chunks included)")
+    folder = contents.upload_folder
+    if folder.is_link:
+        return f"{graph} and the link {folder.path} (not the files it points to)."
+    if folder.exists:
+        return f"{graph} and the upload folder {folder.path} with {counted(folder.files, 'file')}."
+    return f"{graph}; they have no upload folder ({folder.path})."
 
 
 @keys_app.command("create")

@@ -15,7 +15,7 @@ from rich.table import Table
 from graph_schema.errors import SubtextError
 from graph_schema.settings import PROJECT_ROOT, get_settings
 from subtext.access_cli import keys_app, users_app
-from subtext.graph import console, fail, open_graph
+from subtext.graph import console, counted, fail, open_graph
 from subtext.local_neo4j import ensure_graph_server
 
 app = typer.Typer(help="subtext: a self-hosted context graph for AI assistants.", no_args_is_help=True)
@@ -128,10 +128,6 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Files or folders; outsi
         raise typer.Exit(code=2)
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n:,} {noun}" + ("" if n == 1 else "s")
-
-
 @app.command()
 def status(
     everyone: bool = typer.Option(False, "--everyone", help="Every person's graph, not only SUBTEXT_OWNER's."),
@@ -155,8 +151,8 @@ def status(
         for person in people:
             sources = ", ".join(f"{n} {status}" for status, n in sorted(person.sources.items())) or "no documents yet"
             out.print(
-                f"\n[bold]{person.name}[/bold] ({person.owner}): {_count(person.pages, 'page')}, "
-                f"{_count(person.facts, 'fact')}; "
+                f"\n[bold]{person.name}[/bold] ({person.owner}): {counted(person.pages, 'page')}, "
+                f"{counted(person.facts, 'fact')}; "
                 f"documents: {sources}" + (f"; {person.truncated} truncated" if person.truncated else "")
                 + f"; graph version {person.graph_version}, brief {'current' if person.brief_current else 'out of date'}"
             )

@@ -21,6 +21,11 @@ from subtext.local_neo4j import ensure_graph_server
 console = Console(stderr=True, soft_wrap=True)  # errors keep whole lines, so they can be grepped
 
 
+def counted(n: int, noun: str) -> str:
+    """'1 page', '2,048 pages'."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 def fail(error: Exception) -> NoReturn:
     """End the command with the error's sentence (exit code 1)."""
     console.print(f"[red]error:[/red] {error}")

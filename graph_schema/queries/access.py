@@ -17,7 +17,9 @@ CREATE (o)-[:HAS_KEY]->(k)
 RETURN k
 """
 
-FIND_KEY = "MATCH (k:AccessKey {id: $id}) RETURN k"
+# A key counts only while its person exists: a key left over from a removed person (or from a
+# removal cut short) must neither read nor, by writing, bring that person's graph back.
+FIND_KEY = "MATCH (k:AccessKey {id: $id}) MATCH (:Owner {id: k.owner}) RETURN k"
 
 LIST_KEYS = """
 MATCH (k:AccessKey)
@@ -94,7 +96,7 @@ def create_key(tx: neo4j.ManagedTransaction, key: AccessKey, key_hash: str) -> A
 
 
 def find_key(tx: neo4j.ManagedTransaction, key_id: str) -> tuple[AccessKey, str] | None:
-    """(the key, its stored hash) by id."""
+    """(the key, its stored hash) by id; None also when the key's person no longer exists."""
     record = tx.run(FIND_KEY, id=key_id).single()
     return (_key(record["k"]), record["k"]["hash"]) if record else None
 

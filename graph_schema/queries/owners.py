@@ -55,6 +55,39 @@ def graph_version(tx: neo4j.ManagedTransaction, owner: str) -> int:
     return record["version"] if record else 0
 
 
+# A person by their id, or by their name (any case) when no id is the text.
+FIND_PERSON = """
+MATCH (o:Owner)
+WHERE o.id = $text OR toLower(o.name) = toLower($text)
+RETURN o.id AS id, o.name AS name
+ORDER BY o.id = $text DESC, o.id
+"""
+
+# Nodes of a person without their Owner node: what an interrupted `subtext users remove` left.
+HAS_NODES = "RETURN EXISTS { MATCH (n {owner: $owner}) } AS found"
+
+# What removing a person takes: the labelled counts use the (owner, …) indexes; `nodes` is
+# everything that carries their id, those included.
+PERSON_CONTENTS = """
+OPTIONAL MATCH (o:Owner {id: $owner})
+RETURN o.name AS name,
+       COUNT { MATCH (:Page {owner: $owner}) } AS pages,
+       COUNT { MATCH (:Fact {owner: $owner}) } AS facts,
+       COUNT { MATCH (:Source {owner: $owner}) } AS sources,
+       COUNT { MATCH (:Chunk {owner: $owner}) } AS chunks,
+       COUNT { MATCH (:AccessKey {owner: $owner}) } AS keys,
+       COUNT { MATCH (n {owner: $owner}) } AS nodes
+"""
+
+# The first step of removing a person, in a transaction of its own: without the Owner node no
+# key of theirs is accepted (FIND_KEY) and no writer can take their write lock (LOCK_GRAPH), so
+# nothing reads or adds to the graph while the rest of it is deleted.
+DELETE_OWNER = """
+MATCH (o:Owner {id: $owner})
+DETACH DELETE o
+RETURN count(*) AS deleted
+"""
+
 # Every node of a person's graph carries their `owner`; deleted in batches so a large graph
 # never needs one huge transaction.
 DELETE_OWNER_BATCH = """
@@ -67,3 +100,21 @@ RETURN count(*) AS deleted
 
 def delete_owner_batch(tx: neo4j.ManagedTransaction, owner: str, batch: int = 5_000) -> int:
     return tx.run(DELETE_OWNER_BATCH, owner=owner, batch=batch).single()["deleted"]
+
+
+def find_person(tx: neo4j.ManagedTransaction, text: str) -> list[tuple[str, str | None]]:
+    """(id, name) of the people whose id is `text` (listed first) or whose name it is."""
+    return [(r["id"], r["name"]) for r in tx.run(FIND_PERSON, text=text)]
+
+
+def has_nodes(tx: neo4j.ManagedTransaction, owner: str) -> bool:
+    return tx.run(HAS_NODES, owner=owner).single()["found"]
+
+
+def person_contents(tx: neo4j.ManagedTransaction, owner: str) -> dict:
+    """The person's name (None without an Owner node) and how many nodes of each kind they have."""
+    return dict(tx.run(PERSON_CONTENTS, owner=owner).single())
+
+
+def delete_owner(tx: neo4j.ManagedTransaction, owner: str) -> int:
+    return tx.run(DELETE_OWNER, owner=owner).single()["deleted"]
