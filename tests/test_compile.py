@@ -45,7 +45,7 @@ async def test_compile_depths_shapes_and_cache(ingested, mcp):
 
         shallow = await compile_(target="harbour")
         assert shallow["depth"] == "shallow" and shallow["shape"] == "narrative" and shallow["cached"] is False
-        assert shallow["text"].startswith("# harbour (focus)")
+        assert shallow["text"].startswith("<document-text>\n# harbour (focus)")
         members = {s["slug"] for s in shallow["sources"]}
         assert {"harbour", "priya-natarajan", "daniel-okafor", "sofia-marquez", "acme-corporation"} <= members
         assert all(s["kind"] in {"focus", "person", "organisation", "project", "tool", "topic"} for s in shallow["sources"])
