@@ -261,7 +261,7 @@ class GraphService:
     def graph_snapshot(self, access: Access) -> Snapshot:
         s = self.settings
         data = db.read(self.driver(), navigation.snapshot, access.owner, s.snapshot_max_pages, s.snapshot_max_links,
-                       self.visible(access))
+                       self.visible(access), access.areas)
         more = None
         if data["total_pages"] > len(data["pages"]) or data["total_links"] > len(data["links"]):
             more = (

@@ -13,11 +13,13 @@ from tests.conftest import make_key, write
 
 HARBOUR = """Priya Natarajan is leading the Harbour pitch for Acme Corporation.
 Priya Natarajan will send the Harbour deck to Acme Corporation on Friday.
+Daniel Okafor from Northwind Logistics joined the Harbour pitch.
 """
 # What only the orchard area may read: a word found nowhere else, and a hidden person.
 ORCHARD = """Priya Natarajan wants the pomegranate budget kept secret until March.
 Priya Natarajan reviewed the pomegranate memo with Lucia Ferreira.
 Priya Natarajan will ask Acme Corporation about the pomegranate budget.
+Priya Natarajan called Daniel Okafor about the pomegranate budget.
 """
 HIDDEN = ("pomegranate", "Lucia", "orchard")
 
@@ -68,6 +70,13 @@ async def test_a_focus_key_reads_only_its_areas_facts_on_a_shared_page(shared_pa
         for query in ("search by word", "search by word and operator"):
             assert "priya-natarajan" not in {h["slug"] for h in answers[query].structured_content["results"]}, query
         scoped_size = answers["scope"].structured_content["estimated_tokens"]
+        # Priya and Daniel are both in the harbour area, but only an orchard document links them.
+        related = {link["page"]["slug"] for link in page["links"] if link["type"] == "RELATES_TO"}
+        assert "acme-corporation" in related and "daniel-okafor" not in related, page["links"]
+        snapshot = (await client.call_tool("graph_snapshot", {})).structured_content
+        assert "daniel-okafor" in {p["slug"] for p in snapshot["pages"]}
+        assert not [link for link in snapshot["links"] if link["type"] == "RELATES_TO"
+                    and {link["source"], link["target"]} == {"priya-natarajan", "daniel-okafor"}], snapshot["links"]
         # The link between Priya and Acme counts only the harbour document behind it.
         path = {step["slug"]: step["weight"] for step in answers["traverse"].structured_content["path"]}
         assert path.get("acme-corporation") == 1, path
@@ -77,6 +86,8 @@ async def test_a_focus_key_reads_only_its_areas_facts_on_a_shared_page(shared_pa
         assert any("pomegranate" in f["text"] for f in page["facts"]) and any("Harbour" in f["text"] for f in page["facts"])
         hits = (await client.call_tool("search", {"query": "pomegranate", "limit": 50})).structured_content["results"]
         assert {h["slug"] for h in hits} & {"priya-natarajan", "lucia-ferreira"}  # the orchard's pages
+        page = (await client.call_tool("get_page", {"slug": "priya-natarajan"})).structured_content["page"]
+        assert "daniel-okafor" in {link["page"]["slug"] for link in page["links"] if link["type"] == "RELATES_TO"}
         path = (await client.call_tool("traverse", {"from_slug": "priya-natarajan"})).structured_content["path"]
         assert {step["slug"]: step["weight"] for step in path}.get("acme-corporation") == 2, path
         # The size scope estimates for the area counts only what the key can read.

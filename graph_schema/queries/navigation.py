@@ -8,7 +8,7 @@ import neo4j
 
 from graph_schema.kinds import ENTITY_KINDS, PageKind
 from graph_schema.queries.owners import bump_version, lock_graph
-from graph_schema.queries.sight import link_sources_in_sight, readable_chars
+from graph_schema.queries.sight import link_in_sight, link_sources_in_sight, readable_chars
 from graph_schema.slugs import normalise_name
 
 
@@ -33,7 +33,7 @@ LIMIT $limit
 SNAPSHOT_LINKS = """
 UNWIND $listed AS slug
 MATCH (a:Page {owner: $owner, slug: slug})-[r:RELATES_TO|IN_CONTEXT]->(b:Page {owner: $owner})
-WHERE b.slug IN $listed
+WHERE b.slug IN $listed AND """ + link_in_sight("r") + """
 RETURN a.slug AS source, type(r) AS type, b.slug AS target
 ORDER BY a.slug, type, b.slug
 LIMIT $limit
@@ -43,6 +43,7 @@ CALL () { MATCH (p:Page {owner: $owner}) WHERE ($visible IS NULL OR p.slug IN $v
 CALL () {
   MATCH (a:Page {owner: $owner})-[r:RELATES_TO|IN_CONTEXT]->(b:Page {owner: $owner})
   WHERE ($visible IS NULL OR a.slug IN $visible) AND ($visible IS NULL OR b.slug IN $visible)
+    AND """ + link_in_sight("r") + """
   RETURN count(r) AS links
 }
 RETURN pages, links
@@ -90,7 +91,7 @@ WHERE ($visible IS NULL OR m.slug IN $visible)
 WITH focus, collect(m) AS members
 CALL (members) {
   UNWIND members AS a
-  MATCH (a)-[r:RELATES_TO]->(b) WHERE b IN members
+  MATCH (a)-[r:RELATES_TO]->(b) WHERE b IN members AND """ + link_in_sight("r") + """
   RETURN count(r) AS relationships
 }
 RETURN size(members) AS members, relationships,
@@ -100,7 +101,7 @@ RETURN size(members) AS members, relationships,
 SCOPE_THING = """
 MATCH (p:Page {owner: $owner, slug: $slug})
 OPTIONAL MATCH (p)-[r:RELATES_TO|IN_CONTEXT]-(q:Page {owner: $owner})
-WHERE ($visible IS NULL OR q.slug IN $visible)
+WHERE ($visible IS NULL OR q.slug IN $visible) AND """ + link_in_sight("r") + """
 WITH p, type(r) AS type, collect(DISTINCT q) AS neighbours
 RETURN type, size(neighbours) AS count,
        """ + readable_chars("p") + """ + reduce(n = 0, q IN neighbours | n + """ + readable_chars("q") + """) AS characters
@@ -178,15 +179,16 @@ def page_kind(tx: neo4j.ManagedTransaction, owner: str, slug: str, visible: list
 
 
 def snapshot(
-    tx: neo4j.ManagedTransaction, owner: str, max_pages: int, max_links: int, visible: list[str] | None = None
+    tx: neo4j.ManagedTransaction, owner: str, max_pages: int, max_links: int, visible: list[str] | None = None,
+    areas: list[str] | None = None,
 ) -> dict:
     pages = [dict(r) for r in tx.run(SNAPSHOT_PAGES, owner=owner, limit=max_pages, visible=visible)]
     listed = [p["slug"] for p in pages]
-    links = [dict(r) for r in tx.run(SNAPSHOT_LINKS, owner=owner, limit=max_links, listed=listed)]
+    links = [dict(r) for r in tx.run(SNAPSHOT_LINKS, owner=owner, limit=max_links, listed=listed, areas=areas)]
     if visible is None:
         totals = tx.run(SNAPSHOT_TOTALS_ALL, owner=owner).single()
     else:
-        totals = tx.run(SNAPSHOT_TOTALS, owner=owner, visible=visible).single()
+        totals = tx.run(SNAPSHOT_TOTALS, owner=owner, visible=visible, areas=areas).single()
     return {"pages": pages, "links": links, "total_pages": totals["pages"], "total_links": totals["links"]}
 
 

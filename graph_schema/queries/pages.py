@@ -8,7 +8,7 @@ import neo4j
 
 from graph_schema.kinds import FactKind, PageKind, SourceKind
 from graph_schema.models import FactView, LinkView, PageDetail, PageRef, SourceRef
-from graph_schema.queries.sight import BODY_OF_TEXTS, FACT_IN_SIGHT, SOURCE_IN_SIGHT
+from graph_schema.queries.sight import BODY_OF_TEXTS, FACT_IN_SIGHT, SOURCE_IN_SIGHT, link_in_sight
 
 GET_PAGE = f"""
 MATCH (p:Page {{owner: $owner, slug: $slug}})
@@ -30,7 +30,7 @@ RETURN p {{.slug, .title, .kind, .aliases, .created_at, .updated_at,
 
 PAGE_LINKS = """
 MATCH (p:Page {owner: $owner, slug: $slug})-[r:RELATES_TO|IN_CONTEXT|POSSIBLY_SAME]-(q:Page {owner: $owner})
-WHERE ($visible IS NULL OR q.slug IN $visible)
+WHERE ($visible IS NULL OR q.slug IN $visible) AND """ + link_in_sight("r") + """
 RETURN type(r) AS type, startNode(r) = p AS outgoing, q.slug AS slug, q.title AS title, q.kind AS kind
 ORDER BY type, q.title
 LIMIT $max_links
@@ -85,7 +85,7 @@ def get_page(
             direction="both" if r["type"] != "IN_CONTEXT" else ("out" if r["outgoing"] else "in"),
             page=PageRef(slug=r["slug"], title=r["title"], kind=PageKind(r["kind"])),
         )
-        for r in tx.run(PAGE_LINKS, owner=owner, slug=slug, max_links=max_links, visible=visible)
+        for r in tx.run(PAGE_LINKS, owner=owner, slug=slug, max_links=max_links, visible=visible, areas=areas)
     ]
     return PageDetail(
         slug=page["slug"],

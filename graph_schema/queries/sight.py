@@ -42,3 +42,10 @@ def link_sources_in_sight(link: str) -> str:
     calling query, never user text; the query must have $owner and $areas."""
     return (f"size([sight_sid IN coalesce({link}.sources, []) WHERE $areas IS NULL OR EXISTS {{ "
             "MATCH (sight_link_source:Source {owner: $owner, id: sight_sid}) WHERE sight_link_source.focus IN $areas }])")
+
+
+def link_in_sight(link: str) -> str:
+    """Whether a key sees the link bound to `link`: any link other than RELATES_TO (IN_CONTEXT
+    comes from the area's own documents), a link made by hand, or one a readable document made."""
+    return (f"($areas IS NULL OR type({link}) <> 'RELATES_TO' OR coalesce({link}.manual, false) OR "
+            f"{link_sources_in_sight(link)} > 0)")
