@@ -10,10 +10,16 @@ from dagster import (
     sensor,
 )
 
+from graph_schema import db
+from graph_schema.errors import GraphUnavailable
+from graph_schema.kinds import SourceKind, SourceStatus
+from graph_schema.queries.documents import source_states
 from graph_schema.settings import get_settings
+from graph_schema.slugs import source_id_for
 from knowledge.upload_folders import owner_of_key
 from pipeline.assets import BATCH_TAG, batch_tag, documents
-from pipeline.watch import advance, read_cursor
+from pipeline.resources import shared_driver
+from pipeline.watch import FileState, advance, read_cursor
 
 RANGE_START_TAG = "dagster/asset_partition_range_start"
 RANGE_END_TAG = "dagster/asset_partition_range_end"
@@ -27,14 +33,19 @@ def upload_folder_requests(context: SensorEvaluationContext, job_name: str) -> S
 
     known = set(context.instance.get_dynamic_partitions(documents.name))
     default_owner = get_settings().owner
-    # Grouped by person (stable order), so each person's new files are one contiguous range.
-    to_add = sorted((k for k in changes.new if k not in known), key=lambda k: owner_of_key(k, default_owner))
+    held = already_held([*changes.new, *changes.changed], changes.state, default_owner)
+    # Partitions for files the graph holds are added first and get no run; the rest are grouped
+    # by person (stable order), so each person's new files are one contiguous range.
+    held_to_add = sorted(k for k in changes.new if k not in known and k in held)
+    to_run = sorted((k for k in changes.new if k not in known and k not in held),
+                    key=lambda k: owner_of_key(k, default_owner))
+    to_add = held_to_add + to_run
     requests = []
     # Files that arrived together are one run per person over a contiguous range of new
     # partitions, so a bulk upload pays for model loading once; changed or deleted files get a
     # run each. Every run_key names one change (see pipeline.watch), never just a content.
     groups: dict[str, list[str]] = {}
-    for key in to_add:
+    for key in to_run:
         groups.setdefault(owner_of_key(key, default_owner), []).append(key)
     for group in groups.values():
         first = group[0]
@@ -45,7 +56,7 @@ def upload_folder_requests(context: SensorEvaluationContext, job_name: str) -> S
                 tags={RANGE_START_TAG: first, RANGE_END_TAG: group[-1], BATCH_TAG: batch_tag(group)},
             )
         )
-    for key in [k for k in changes.new if k in known] + changes.changed:
+    for key in [k for k in changes.new if k in known and k not in held] + [k for k in changes.changed if k not in held]:
         requests.append(RunRequest(run_key=cursor.run_key(key, changes.state[key].sha256[:12]), partition_key=key,
                                    job_name=job_name))
     for key in changes.deleted:
@@ -55,6 +66,28 @@ def upload_folder_requests(context: SensorEvaluationContext, job_name: str) -> S
         dynamic_partitions_requests=[documents.build_add_request(to_add)] if to_add else [],
         cursor=stored,
     )
+
+
+def already_held(keys: list[str], state: dict[str, FileState], default_owner: str) -> set[str]:
+    """The keys whose exact content the graph already holds, ingested (by `subtext ingest`, or a
+    run the sensor never saw): a run for them would write nothing and bury the real runs. When
+    the graph cannot be asked, none: the runs then find out themselves."""
+    by_source: dict[tuple[str, str], str] = {}
+    for key in keys:
+        owner = owner_of_key(key, default_owner)
+        by_source[(owner, source_id_for(owner, SourceKind.DOCUMENT, key))] = key
+    held = set()
+    try:
+        driver = shared_driver(get_settings().bolt_uri)
+        for owner in sorted({owner for owner, _ in by_source}):
+            ids = [sid for o, sid in by_source if o == owner]
+            for sid, (content_hash, status) in db.read(driver, source_states, owner, ids).items():
+                key = by_source[(owner, sid)]
+                if status == SourceStatus.INGESTED.value and content_hash == state[key].sha256:
+                    held.add(key)
+    except GraphUnavailable:
+        return set()
+    return held
 
 
 def build_upload_folder_sensor(job_name: str):

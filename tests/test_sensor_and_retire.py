@@ -73,6 +73,24 @@ def test_sensor_requests_new_changed_and_deleted_files_once(graph):
     assert "deleted" in deleted.run_requests[0].run_key
 
 
+def test_files_whose_content_the_graph_holds_get_no_run(graph):
+    from pipeline.run import ingest_paths
+
+    # Ingested by `subtext ingest` while no daemon ran: the sensor's first tick finds them unknown.
+    a, b = f"held/{graph['owner']}-a.md", f"held/{graph['owner']}-b.md"
+    report = ingest_paths([write(graph["upload"], a, TEXT), write(graph["upload"], b, OTHER)])
+    assert {o.status for o in report.outcomes} == {"ingested"}
+    first = evaluate_sensor(None)
+    assert first.run_requests == [], [r.run_key for r in first.run_requests]
+
+    write(graph["upload"], b, OTHER + " He lives in Gdansk.")  # a new version: the graph lacks it
+    c = f"held/{graph['owner']}-c.md"
+    write(graph["upload"], c, "Ewa Lis audits the Baltic Freight Forum.")
+    second = evaluate_sensor(first.cursor)
+    requested = {r.partition_key or r.tags["dagster/asset_partition_range_start"] for r in second.run_requests}
+    assert requested == {b, c}
+
+
 def test_deleting_a_file_retires_only_what_it_alone_said(graph):
     write(graph["upload"], "a.md", TEXT)
     write(graph["upload"], "b.md", OTHER + " " + TEXT.split(". ")[0] + ".")
