@@ -49,6 +49,7 @@ class ParsedDocument(Model):
     unchanged: bool = False  # already ingested with this exact content: nothing to do
     previous_hash: str | None = None  # content hash of the version already in the graph, if any
     deleted: bool = False  # the file is gone from the upload folder: retire what only it said
+    forced: bool = False  # the run was forced (tag subtext/force): processed even when unchanged
 
 
 class EntityMention(Model):

@@ -56,6 +56,11 @@ def batch_tag(keys: list[str]) -> str:
     return f"{len(keys)} documents, sha256 {digest}"
 
 
+# A run with this tag set to "true" processes its documents even when the graph holds their
+# exact content already (to apply changed settings); without it they are skipped as unchanged.
+FORCE_TAG = "subtext/force"
+
+
 def batch_keys(context: AssetExecutionContext) -> list[str]:
     """The run's documents, in one fixed order for the whole run (see StageStore); a re-executed
     run whose range now covers other documents than it was started for stops instead."""
@@ -104,7 +109,8 @@ def parsed_documents(
     with retried_when_graph_unavailable(context):
         owner = graph.owner_for(keys)
         graph.make_ready(owner)  # the first step of every run
-        parsed = parse_sources(keys, owner, get_settings(), graph.driver())
+        parsed = parse_sources(keys, owner, get_settings(), graph.driver(),
+                               force=context.run.tags.get(FORCE_TAG, "").lower() == "true")
     progress.stage("parse", len(keys), len(keys))
     seconds = round(time.perf_counter() - started, 3)
     for document in parsed:

@@ -21,7 +21,9 @@ ingest_documents_job = define_asset_job(
     # instead of each step starting Python and loading them again.
     executor_def=in_process_executor,
     description="Parse, extract, resolve and merge the selected documents, then refresh their person's brief "
-                "(re-run one from its partition).",
+                "(re-run one from its partition). A document whose exact content the graph already holds is "
+                "skipped as unchanged; add the tag subtext/force=true to the run to process it again (after "
+                "a setting changed, say).",
 )
 
 

@@ -55,8 +55,10 @@ def path_of_key(key: str, settings: Settings) -> Path | str:
     return candidate
 
 
-def parse_sources(keys: list[str], owner: str, settings: Settings, driver: neo4j.Driver) -> list[ParsedDocument]:
-    """Read and chunk each document; mark the ones whose exact content is already in the graph."""
+def parse_sources(keys: list[str], owner: str, settings: Settings, driver: neo4j.Driver,
+                  force: bool = False) -> list[ParsedDocument]:
+    """Read and chunk each document; mark the ones whose exact content is already in the graph,
+    unless the run is `force`d (after a setting changed, say), which processes them all again."""
     parsed = []
     for key in keys:
         if key.startswith(SUBMISSION_PREFIX):
@@ -71,6 +73,8 @@ def parse_sources(keys: list[str], owner: str, settings: Settings, driver: neo4j
             parsed.append(ParsedDocument(source_id=source_id, key=key, title=Path(key).name, deleted=True))
         else:
             parsed.append(parse_document(path, key, owner, settings))
+    if force:
+        parsed = [p.model_copy(update={"forced": True}) for p in parsed]
     return mark_unchanged(parsed, owner, driver)
 
 
@@ -90,6 +94,7 @@ def with_source_states(parsed: list[ParsedDocument], states: dict[str, tuple[str
         unchanged = (
             document.failure is None
             and not document.deleted
+            and not document.forced
             and previous_hash == document.content_hash
             and status == SourceStatus.INGESTED.value
         )

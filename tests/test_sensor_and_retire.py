@@ -108,3 +108,17 @@ def test_deleting_a_file_retires_only_what_it_alone_said(graph):
 
     again = run_ingest(["a.md"])
     assert again.outcomes[0].status == "unchanged"
+
+
+def test_a_forced_run_processes_a_document_the_graph_already_holds(graph):
+    from pipeline.run import ingest_paths
+
+    key = f"forced/{graph['owner']}.md"
+    assert {o.status for o in ingest_paths([write(graph["upload"], key, TEXT)]).outcomes} == {"ingested"}
+    job = defs.resolve_job_def("ingest_documents")
+    again = job.execute_in_process(instance=dagster_instance(), partition_key=key)
+    assert again.output_for_node("graph_merge")[key].status == "unchanged"  # without force: nothing to do
+    forced = job.execute_in_process(instance=dagster_instance(), partition_key=key, tags={"subtext/force": "true"})
+    outcome = forced.output_for_node("graph_merge")[key]
+    assert outcome.status == "ingested" and outcome.pages_updated, outcome
+    assert "subtext/force" in job.description
