@@ -6,13 +6,12 @@ from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from graph_schema import db
 from graph_schema.access import KeyScope
 from graph_schema.queries.access import list_keys, list_owners
 from graph_schema.settings import get_settings
-from subtext.graph import console, counted, open_graph
+from subtext.graph import console, counted, open_graph, print_table
 
 if TYPE_CHECKING:
     from knowledge.people import PersonContents
@@ -48,10 +47,8 @@ def users_list() -> None:
     """Every person, with their page and live key counts."""
     with open_graph(ready=True) as driver:
         rows = db.read(driver, list_owners)
-    table = Table("id", "name", "pages", "keys")
-    for row in rows:
-        table.add_row(row["id"], row["name"] or "", str(row["pages"]), str(row["keys"]))
-    out.print(table)
+    print_table(out, ["id", "name", "pages", "keys"],
+                [[row["id"], row["name"] or "", str(row["pages"]), str(row["keys"])] for row in rows])
 
 
 @users_app.command("remove")
@@ -116,13 +113,13 @@ def keys_list(person: str = typer.Option(None, "--person", help="Only this perso
     """Every key with its person, scope, settings and state (never the key itself)."""
     with open_graph(ready=True) as driver:
         keys = db.read(driver, list_keys, person)
-    table = Table("id", "person", "name", "scope", "access", "context", "state", "last used")
+    rows = []
     for k in keys:
         state = "revoked" if k.revoked else "paused" if k.paused else "active"
-        table.add_row(k.id, k.owner, k.name, str(k.scope), "read + write" if k.can_write else "read-only",
-                      "full" if k.full_context else "limited", state,
-                      f"{k.last_used_at:%Y-%m-%d %H:%M}" if k.last_used_at else "never")
-    out.print(table)
+        rows.append([k.id, k.owner, k.name, str(k.scope), "read + write" if k.can_write else "read-only",
+                     "full" if k.full_context else "limited", state,
+                     f"{k.last_used_at:%Y-%m-%d %H:%M}" if k.last_used_at else "never"])
+    print_table(out, ["id", "person", "name", "scope", "access", "context", "state", "last used"], rows)
 
 
 def _change(name: str, person: str | None, action: str) -> None:

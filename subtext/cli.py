@@ -10,12 +10,11 @@ from pathlib import Path
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from graph_schema.errors import SubtextError
 from graph_schema.settings import PROJECT_ROOT, get_settings
 from subtext.access_cli import keys_app, users_app
-from subtext.graph import console, counted, fail, open_graph
+from subtext.graph import console, counted, fail, open_graph, print_table
 from subtext.local_neo4j import ensure_graph_server
 
 app = typer.Typer(help="subtext: a self-hosted context graph for AI assistants.", no_args_is_help=True)
@@ -116,10 +115,9 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Files or folders; outsi
             report = ingest_paths(paths, progress=_RichProgress(progress))
     except SubtextError as e:
         fail(e)
-    table = Table("document", "status", "pages new", "pages updated", "facts added", "reason")
-    for o in report.outcomes:
-        table.add_row(o.key, o.status, str(len(o.pages_created)), str(len(o.pages_updated)), str(o.facts_added), o.reason or "")
-    out.print(table)
+    print_table(out, ["document", "status", "pages new", "pages updated", "facts added", "reason"],
+                [[o.key, o.status, str(len(o.pages_created)), str(len(o.pages_updated)), str(o.facts_added), o.reason or ""]
+                 for o in report.outcomes])
     out.print(
         f"{report.count('ingested')} ingested, {report.count('unchanged')} unchanged, {report.count('failed')} failed; "
         f"brief {'rebuilt' if report.brief_rebuilt else 'unchanged'}. Dagster runs: {', '.join(r[:8] for r in report.run_ids)}"

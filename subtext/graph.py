@@ -12,6 +12,7 @@ from typing import NoReturn
 import neo4j
 import typer
 from rich.console import Console
+from rich.table import Table
 
 from graph_schema import db
 from graph_schema.errors import SubtextError
@@ -24,6 +25,23 @@ console = Console(stderr=True, soft_wrap=True)  # errors keep whole lines, so th
 def counted(n: int, noun: str) -> str:
     """'1 page', '2,048 pages'."""
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def print_table(out: Console, header: list[str], rows: list[list[str]]) -> None:
+    """A table on a terminal; one tab-separated line per row otherwise (a pipe, a file, a CI log),
+    so that no cell is cut to the width a terminal would have: document keys stay whole."""
+    if out.is_terminal:
+        out.print(_table(header, rows))
+        return
+    for row in [header, *rows]:  # written as is: Rich would turn the tabs into spaces
+        out.file.write("\t".join(" ".join(cell.split()) for cell in row) + "\n")
+
+
+def _table(header: list[str], rows: list[list[str]]) -> Table:
+    table = Table(*header)
+    for row in rows:
+        table.add_row(*row)
+    return table
 
 
 def fail(error: Exception) -> NoReturn:

@@ -64,3 +64,19 @@ def test_an_absolute_partition_key_is_refused(graph, tmp_path):
     outcomes = run_ingest([str(outside)]).outcomes  # as if typed into the Dagster UI
     assert [o.status for o in outcomes] == ["failed"] and "absolute" in outcomes[0].reason
     assert _facts(graph, "ingrid-solberg") == set()
+
+
+def test_ingest_prints_whole_document_keys_when_its_output_is_not_a_terminal(graph):
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import PROJECT_ROOT, write
+
+    key = "a-focus-area-with-a-long-name/minutes-of-the-quarterly-steering-committee-meeting-2026-11.md"
+    write(graph["upload"], key, "Marta Kowalski chairs the Baltic Freight Forum.\n")
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    shown = subprocess.run([sys.executable, "-m", "subtext.cli", "ingest", str(graph["upload"] / key)],
+                           cwd=PROJECT_ROOT, capture_output=True, text=True, env=env, timeout=600)
+    assert shown.returncode == 0, shown.stderr
+    assert f"{key}\tingested\t" in shown.stdout, shown.stdout  # one whole line per document, never cut
