@@ -2,7 +2,9 @@
 
 Every read and write of the project goes through `read()` / `write()`: the driver's managed
 transactions retry transient errors (deadlocks, leader switches) with backoff, and connection
-failures come out as `GraphUnavailable` with a sentence saying what to do. `ensure_ready()` makes
+failures, or transient errors that outlive the retries, come out as `GraphUnavailable` with a
+sentence saying what to do; a statement Neo4j refuses (a constraint, a query error) comes out as
+`GraphRefused`. No driver exception leaves this module. `ensure_ready()` makes
 a graph usable (schema and the person's page) at the start of work, never from a getter.
 """
 
@@ -14,7 +16,7 @@ from typing import Any, TypeVar
 import neo4j
 from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
 
-from graph_schema.errors import GraphUnavailable
+from graph_schema.errors import GraphRefused, GraphUnavailable, SubtextError
 from graph_schema.local_writes import mark_written
 from graph_schema.queries.owners import ensure_owner
 from graph_schema.queries.schema import create_schema
@@ -45,6 +47,15 @@ def unavailable(error: Exception) -> GraphUnavailable:
     return _translate(error, get_settings().bolt_uri)
 
 
+def _refused(error: neo4j.exceptions.Neo4jError, uri: str) -> SubtextError:
+    """A Neo4j error that outlived the driver's retries, as one of subtext's errors."""
+    if error.is_retryable():  # deadlocks, leader switches… still there after the retries
+        return GraphUnavailable(
+            f"The graph database stayed busy (Neo4j at {uri}: {error.code}); try again in a moment."
+        )
+    return GraphRefused(error.code or "Neo.Unknown", error.message or str(error))
+
+
 def _translate(error: Exception, uri: str) -> GraphUnavailable:
     if isinstance(error, AuthError):
         return GraphUnavailable(
@@ -63,6 +74,8 @@ def write(driver: neo4j.Driver, work: Callable[..., T], *args: Any, database: st
             result = session.execute_write(work, *args, **kwargs)
     except (ServiceUnavailable, SessionExpired, AuthError, OSError) as e:
         raise _translate(e, get_settings().bolt_uri) from e
+    except neo4j.exceptions.Neo4jError as e:
+        raise _refused(e, get_settings().bolt_uri) from e
     mark_written()  # servers on this machine then re-read what they keep (see local_writes)
     return result
 
@@ -74,6 +87,8 @@ def read(driver: neo4j.Driver, work: Callable[..., T], *args: Any, database: str
             return session.execute_read(work, *args, **kwargs)
     except (ServiceUnavailable, SessionExpired, AuthError, OSError) as e:
         raise _translate(e, get_settings().bolt_uri) from e
+    except neo4j.exceptions.Neo4jError as e:
+        raise _refused(e, get_settings().bolt_uri) from e
 
 
 def read_single(driver: neo4j.Driver, work: Callable[..., T], *args: Any, database: str | None = None, **kwargs: Any) -> T:
@@ -92,7 +107,7 @@ def read_single(driver: neo4j.Driver, work: Callable[..., T], *args: Any, databa
         pass  # `read()` retries these for a while, then says the database is unavailable
     except neo4j.exceptions.Neo4jError as e:
         if not e.is_retryable():
-            raise
+            raise _refused(e, get_settings().bolt_uri) from e
     return read(driver, work, *args, database=database, **kwargs)
 
 

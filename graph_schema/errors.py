@@ -1,7 +1,8 @@
 """The one error tree of subtext.
 
     SubtextError                  anything subtext reports to a person or an assistant
-    ├── GraphUnavailable          Neo4j cannot be reached or refused the credentials
+    ├── GraphUnavailable          Neo4j cannot be reached, refused the credentials, or stayed busy
+    ├── GraphRefused              Neo4j refused a statement (a constraint, a query subtext got wrong)
     ├── PageNotFound              a slug that does not exist in this graph (or is out of scope)
     ├── InvalidRequest            a call whose arguments cannot be honoured
     ├── DocumentError             one document could not be read or parsed (names file and reason)
@@ -23,6 +24,18 @@ class SubtextError(Exception):
 
 class GraphUnavailable(SubtextError):
     """The graph database cannot be reached."""
+
+
+class GraphRefused(SubtextError):
+    """Neo4j refused a statement and will refuse it again; `code` is Neo4j's status code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        self.detail = message
+        super().__init__(
+            f"The graph database refused the operation ({code}: {message}). Nothing of it was written. "
+            "If it happens again, report it to the subtext maintainers with this message."
+        )
 
 
 class PageNotFound(SubtextError):

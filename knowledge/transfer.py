@@ -33,7 +33,7 @@ import neo4j
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from graph_schema import db
-from graph_schema.errors import InvalidRequest
+from graph_schema.errors import GraphRefused, InvalidRequest
 from graph_schema.kinds import FactKind, PageKind, SourceKind
 from graph_schema.plain_text import PlainName
 from graph_schema.queries.owners import bump_version, ensure_owner, lock_graph
@@ -242,9 +242,9 @@ def import_records(
     by_type = rekeyed_rows(owner, records)
     try:
         db.write(driver, _load, owner, owner_name, by_type, batch)
-    except neo4j.exceptions.Neo4jError as e:  # the transaction was rolled back: nothing is written
+    except GraphRefused as e:  # the transaction was rolled back: nothing is written
         raise InvalidRequest(
-            f"The import failed while writing ({e.message}). Nothing was imported: the graph of {owner!r} "
+            f"The import failed while writing ({e.detail}). Nothing was imported: the graph of {owner!r} "
             "is as it was. Fix the export file and import again."
         ) from e
     return {t: len(rows) for t, rows in by_type.items()}
