@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from graph_schema.kinds import ENTITY_KINDS, PageKind
 from graph_schema.models import DocumentWrite, KnownPage, SourceWrite
 from graph_schema.queries.owners import bump_version
-from graph_schema.queries.sight import BODY_OF_TEXTS
+from graph_schema.queries.sight import rendered_body
 
 SOURCE_STATE = """
 MATCH (s:Source {owner: $owner, id: $id})
@@ -254,7 +254,7 @@ MATCH (p:Page {{owner: $owner, slug: slug}})
 OPTIONAL MATCH (f:Fact)-[:ABOUT]->(p) WHERE NOT f.retired
 WITH p, f ORDER BY f.first_seen, f.position, f.text
 WITH p, collect(f.text) AS texts
-SET p.body = {BODY_OF_TEXTS},
+SET p.body = {rendered_body('texts')},
     p.fact_count = size(texts)
 """
 

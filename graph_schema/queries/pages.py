@@ -8,7 +8,7 @@ import neo4j
 
 from graph_schema.kinds import FactKind, PageKind, SourceKind
 from graph_schema.models import FactView, LinkView, PageDetail, PageRef, SourceRef
-from graph_schema.queries.sight import BODY_OF_TEXTS, FACT_IN_SIGHT, SOURCE_IN_SIGHT, link_in_sight
+from graph_schema.queries.sight import FACT_IN_SIGHT, SOURCE_IN_SIGHT, link_in_sight, rendered_body
 
 GET_PAGE = f"""
 MATCH (p:Page {{owner: $owner, slug: $slug}})
@@ -16,9 +16,9 @@ WHERE ($visible IS NULL OR p.slug IN $visible)
 OPTIONAL MATCH (f:Fact)-[:ABOUT]->(p) WHERE NOT f.retired AND {FACT_IN_SIGHT}
 WITH p, f ORDER BY f.first_seen, f.position, f.id
 WITH p, collect(f) AS all_facts
-WITH p, all_facts, [f IN all_facts | f.text] AS texts
 RETURN p {{.slug, .title, .kind, .aliases, .created_at, .updated_at,
-          body: CASE WHEN $visible IS NULL THEN p.body ELSE {BODY_OF_TEXTS} END}} AS page,
+          body: CASE WHEN $visible IS NULL THEN p.body
+                ELSE {rendered_body("[f IN all_facts | f.text]")} END}} AS page,
        size(all_facts) AS facts_total,
        [f IN all_facts[..$max_facts] | {{
            id: f.id, text: f.text, first_seen: f.first_seen, kind: f.kind, owner: f.action_owner, due: f.due,

@@ -21,9 +21,10 @@ FACT_IN_SIGHT = """($visible IS NULL OR (
 
 SOURCE_IN_SIGHT = "($areas IS NULL OR s.focus IN $areas)"
 
-# A page's body as a limited key may read it: rendered from the facts it may read, the way
-# `documents.RENDER_BODIES` renders the stored body from all of them. Reads `texts`.
-BODY_OF_TEXTS = "reduce(acc = '', t IN texts | acc + CASE WHEN acc = '' THEN '' ELSE '\\n' END + '- ' + t)"
+def rendered_body(texts: str) -> str:
+    """A page's body from the list expression `texts` (its facts' texts, in order): the stored body
+    (`documents.RENDER_BODIES`, from all of them) and a limited key's (from those it may read)."""
+    return f"reduce(acc = '', t IN {texts} | acc + CASE WHEN acc = '' THEN '' ELSE '\\n' END + '- ' + t)"
 
 
 def readable_chars(page: str) -> str:
