@@ -56,6 +56,9 @@ def batch_tag(keys: list[str]) -> str:
     return f"{len(keys)} documents, sha256 {digest}"
 
 
+# The tag that queues a person's runs one at a time (dagster.yaml): its value is the person.
+GRAPH_WRITES_TAG_KEY = "subtext/graph-writes"
+
 # A run with this tag set to "true" processes its documents even when the graph holds their
 # exact content already (to apply changed settings); without it they are skipped as unchanged.
 FORCE_TAG = "subtext/force"

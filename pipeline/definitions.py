@@ -5,12 +5,14 @@ from __future__ import annotations
 from dagster import Definitions, define_asset_job, in_process_executor
 
 from graph_schema.settings import get_settings
-from pipeline.assets import INGEST_ASSETS, documents
+from pipeline.assets import GRAPH_WRITES_TAG_KEY, INGEST_ASSETS, documents
 from pipeline.resources import GraphResource, ProgressReporter, StageStore
 from pipeline.sensors import build_upload_folder_sensor
 
-# Runs of this job write to the graph; dagster.yaml lets one such run go at a time.
-GRAPH_WRITES_TAG = {"subtext/graph-writes": "true"}
+# Runs of this job write to the graph; dagster.yaml lets one such run per tag value go at a time.
+# The sensor and `subtext ingest` set the value to the person whose graph the run writes; a run
+# launched by hand without it shares the value "true".
+GRAPH_WRITES_TAG = {GRAPH_WRITES_TAG_KEY: "true"}
 
 ingest_documents_job = define_asset_job(
     "ingest_documents",

@@ -20,8 +20,8 @@ from pydantic import BaseModel, Field
 from graph_schema.errors import InvalidRequest, RunFailed
 from graph_schema.models import MergeOutcome
 from graph_schema.settings import PROJECT_ROOT, Settings, get_settings
-from pipeline.assets import BATCH_TAG, INGEST_ASSETS, batch_tag, context_brief, documents
-from pipeline.definitions import GRAPH_WRITES_TAG
+from knowledge.upload_folders import owner_of_key
+from pipeline.assets import BATCH_TAG, GRAPH_WRITES_TAG_KEY, INGEST_ASSETS, batch_tag, context_brief, documents
 from pipeline.imports import import_file
 from pipeline.parse import SUBMISSION_PREFIX, Submission, submission_file
 from pipeline.resources import GraphResource, ProgressReporter, StageStore
@@ -174,7 +174,8 @@ def run_ingest(keys: list[str], owner: str | None = None, progress: ProgressRepo
         "stage_store": StageStore(owner=owner or ""),
         "progress": progress or ProgressReporter(),
     }
-    tags = {**GRAPH_WRITES_TAG, RANGE_START_TAG: batch[0], RANGE_END_TAG: batch[-1], BATCH_TAG: batch_tag(keys)}
+    person = owner or owner_of_key(batch[0], settings.owner)  # one run holds one person's documents
+    tags = {GRAPH_WRITES_TAG_KEY: person, RANGE_START_TAG: batch[0], RANGE_END_TAG: batch[-1], BATCH_TAG: batch_tag(keys)}
     result = materialize(INGEST_ASSETS, instance=instance, resources=resources, tags=tags, run_config=QUIET_CONSOLE,
                          raise_on_error=False)
     report.run_ids.append(result.run_id)

@@ -17,7 +17,7 @@ from graph_schema.queries.documents import source_states
 from graph_schema.settings import get_settings
 from graph_schema.slugs import source_id_for
 from knowledge.upload_folders import owner_of_key
-from pipeline.assets import BATCH_TAG, batch_tag, documents
+from pipeline.assets import BATCH_TAG, GRAPH_WRITES_TAG_KEY, batch_tag, documents
 from pipeline.resources import shared_driver
 from pipeline.watch import FileState, advance, read_cursor
 
@@ -47,20 +47,22 @@ def upload_folder_requests(context: SensorEvaluationContext, job_name: str) -> S
     groups: dict[str, list[str]] = {}
     for key in to_run:
         groups.setdefault(owner_of_key(key, default_owner), []).append(key)
-    for group in groups.values():
+    for person, group in groups.items():
         first = group[0]
         requests.append(
             RunRequest(
                 run_key=cursor.run_key(first, f"new-{len(group)}-{changes.state[first].sha256[:12]}"),
                 job_name=job_name,
-                tags={RANGE_START_TAG: first, RANGE_END_TAG: group[-1], BATCH_TAG: batch_tag(group)},
+                tags={RANGE_START_TAG: first, RANGE_END_TAG: group[-1], BATCH_TAG: batch_tag(group),
+                      GRAPH_WRITES_TAG_KEY: person},
             )
         )
     for key in [k for k in changes.new if k in known and k not in held] + [k for k in changes.changed if k not in held]:
         requests.append(RunRequest(run_key=cursor.run_key(key, changes.state[key].sha256[:12]), partition_key=key,
-                                   job_name=job_name))
+                                   job_name=job_name, tags={GRAPH_WRITES_TAG_KEY: owner_of_key(key, default_owner)}))
     for key in changes.deleted:
-        requests.append(RunRequest(run_key=cursor.run_key(key, "deleted"), partition_key=key, job_name=job_name))
+        requests.append(RunRequest(run_key=cursor.run_key(key, "deleted"), partition_key=key, job_name=job_name,
+                                   tags={GRAPH_WRITES_TAG_KEY: owner_of_key(key, default_owner)}))
     return SensorResult(
         run_requests=requests,
         dynamic_partitions_requests=[documents.build_add_request(to_add)] if to_add else [],

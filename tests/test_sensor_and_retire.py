@@ -122,3 +122,22 @@ def test_a_forced_run_processes_a_document_the_graph_already_holds(graph):
     outcome = forced.output_for_node("graph_merge")[key]
     assert outcome.status == "ingested" and outcome.pages_updated, outcome
     assert "subtext/force" in job.description
+
+
+def test_graph_writes_queue_per_person_not_across_people(graph):
+    from dagster import DagsterRun
+    from dagster._utils.tags import TagConcurrencyLimitsCounter  # the daemon's own queue rule
+
+    ada, bo = f"@{graph['owner']}-ada/notes.md", f"@{graph['owner']}-bo/notes.md"
+    write(graph["upload"], ada, TEXT)
+    write(graph["upload"], bo, OTHER)
+    tick = evaluate_sensor(None)
+    tags = {r.tags["dagster/asset_partition_range_start"]: r.tags for r in tick.run_requests}
+    limits = dagster_instance().run_coordinator.get_run_queue_config().tag_concurrency_limits
+
+    def run(run_tags: dict) -> DagsterRun:
+        return DagsterRun(job_name="ingest_documents", tags={**defs.resolve_job_def("ingest_documents").tags, **run_tags})
+
+    queue = TagConcurrencyLimitsCounter(limits, [run(tags[ada])])  # ada's run is writing
+    assert not queue.is_blocked(run(tags[bo]))  # bo's run goes at the same time
+    assert queue.is_blocked(run(tags[ada]))  # a second run of ada's waits
