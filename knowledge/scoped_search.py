@@ -59,10 +59,10 @@ def fulltext_in_scope(driver: neo4j.Driver, owner: str, query: str, limit: int, 
     """Full-text hits in sight whose title or readable facts hold a word the search looked for,
     scored by the share of those words they hold (Lucene's score weighs the whole page)."""
     candidates = db.read(driver, fulltext_search, owner, query, max(limit, settings.search_scoped_candidates),
-                         settings.preview_chars, visible, settings.search_max_query_words)
+                         settings.preview_chars, visible)
     if not candidates:
         return []
-    words = {w.casefold() for w in query_words(query, settings.search_max_query_words)}
+    words = {w.casefold() for w in query_words(query)}
     texts = _readable_text(driver, owner, candidates, visible, areas, settings)
     kept = []
     for hit in candidates:

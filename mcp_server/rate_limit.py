@@ -4,7 +4,8 @@ Every tool call takes from the person's call allowance; edit_page_body and HTTP 
 take from one shared submission allowance. A call refused before any work (a paused key, a
 read-only key asked to write, a malformed upload) is refused before it takes anything: it must
 not lock the person's other keys out. A refusal that comes after the work (text found to be
-outside a key's scope once it was read) is charged, or a key could make the server read for free. Kept in this process's memory: one server process
+outside a key's scope once it was read) is charged, or a key could make the server read for free.
+Kept in this process's memory: one server process
 serves a deployment, and a restart forgets at most a minute of history.
 """
 

@@ -230,8 +230,7 @@ class GraphService:
             hits = semantic_in_scope(driver, access.owner, vector, limit, visible, access.areas, s)
         mode = "semantic"
         if not hits:
-            hits = (db.read(driver, fulltext_search, access.owner, query, limit, s.preview_chars, None,
-                            s.search_max_query_words)
+            hits = (db.read(driver, fulltext_search, access.owner, query, limit, s.preview_chars)
                     if visible is None else fulltext_in_scope(driver, access.owner, query, limit, visible, access.areas, s))
             mode = "fulltext" if hits else "none"
         sources = [PageRef(slug=h.slug, title=h.title, kind=h.kind) for h in hits]
@@ -360,11 +359,11 @@ class GraphService:
                              access.areas)
             package.graph_version = version
             self._remember_compiled(key, package)
+        render = {"narrative": render_narrative, "summary": render_summary}.get(shape)  # structured: no text
         sources = [package.target, *[PageRef(slug=i.slug, title=i.title, kind=i.kind) for i in package.items]]
         return CompileAnswer(
             target=package.target, depth=depth, shape=shape, intent=intent, freshness=freshness,
-            text=(fence(render_narrative(package)) if shape == "narrative" else
-                  fence(render_summary(package)) if shape == "summary" else None),
+            text=fence(render(package)) if render else None,
             structured=package if shape == "structured" else None,
             omitted=package.omitted, estimated_tokens=package.estimated_tokens, cached=cached, note=note,
             sources=sources,

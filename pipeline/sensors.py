@@ -34,6 +34,10 @@ def upload_folder_requests(context: SensorEvaluationContext, job_name: str) -> S
     known = set(context.instance.get_dynamic_partitions(documents.name))
     default_owner = get_settings().owner
     held = already_held([*changes.new, *changes.changed], changes.state, default_owner)
+
+    def writes_tag(key: str) -> dict[str, str]:  # a person's runs queue behind each other only (dagster.yaml)
+        return {GRAPH_WRITES_TAG_KEY: owner_of_key(key, default_owner)}
+
     # Partitions for files the graph holds are added first and get no run; the rest are grouped
     # by person (stable order), so each person's new files are one contiguous range.
     held_to_add = sorted(k for k in changes.new if k not in known and k in held)
@@ -59,10 +63,10 @@ def upload_folder_requests(context: SensorEvaluationContext, job_name: str) -> S
         )
     for key in [k for k in changes.new if k in known and k not in held] + [k for k in changes.changed if k not in held]:
         requests.append(RunRequest(run_key=cursor.run_key(key, changes.state[key].sha256[:12]), partition_key=key,
-                                   job_name=job_name, tags={GRAPH_WRITES_TAG_KEY: owner_of_key(key, default_owner)}))
+                                   job_name=job_name, tags=writes_tag(key)))
     for key in changes.deleted:
         requests.append(RunRequest(run_key=cursor.run_key(key, "deleted"), partition_key=key, job_name=job_name,
-                                   tags={GRAPH_WRITES_TAG_KEY: owner_of_key(key, default_owner)}))
+                                   tags=writes_tag(key)))
     return SensorResult(
         run_requests=requests,
         dynamic_partitions_requests=[documents.build_add_request(to_add)] if to_add else [],
@@ -74,17 +78,16 @@ def already_held(keys: list[str], state: dict[str, FileState], default_owner: st
     """The keys whose exact content the graph already holds, ingested (by `subtext ingest`, or a
     run the sensor never saw): a run for them would write nothing and bury the real runs. When
     the graph cannot be asked, none: the runs then find out themselves."""
-    by_source: dict[tuple[str, str], str] = {}
+    by_owner: dict[str, dict[str, str]] = {}  # person -> source id -> key
     for key in keys:
         owner = owner_of_key(key, default_owner)
-        by_source[(owner, source_id_for(owner, SourceKind.DOCUMENT, key))] = key
+        by_owner.setdefault(owner, {})[source_id_for(owner, SourceKind.DOCUMENT, key)] = key
     held = set()
     try:
         driver = shared_driver(get_settings().bolt_uri)
-        for owner in sorted({owner for owner, _ in by_source}):
-            ids = [sid for o, sid in by_source if o == owner]
-            for sid, (content_hash, status) in db.read(driver, source_states, owner, ids).items():
-                key = by_source[(owner, sid)]
+        for owner, keys_by_source in by_owner.items():
+            for sid, (content_hash, status) in db.read(driver, source_states, owner, list(keys_by_source)).items():
+                key = keys_by_source[sid]
                 if status == SourceStatus.INGESTED.value and content_hash == state[key].sha256:
                     held.add(key)
     except GraphUnavailable:

@@ -16,8 +16,7 @@ from graph_schema.settings import Settings
 YOU_MATERIAL = """
 MATCH (o:Owner {id: $owner})
 OPTIONAL MATCH (you:Page {owner: $owner, slug: 'you'})
-OPTIONAL MATCH (f:Fact)-[:ABOUT]->(you) WHERE NOT f.retired AND ($visible IS NULL OR 'you' IN $visible)
-  AND """ + FACT_IN_SIGHT + """
+OPTIONAL MATCH (f:Fact)-[:ABOUT]->(you) WHERE NOT f.retired AND """ + FACT_IN_SIGHT + """
 WITH o, you, f ORDER BY f.first_seen DESC
 WITH o, you, collect(f.text)[..$max_facts] AS facts
 CALL (o) {

@@ -9,6 +9,7 @@ import neo4j
 from graph_schema.kinds import PageKind
 from graph_schema.models import SearchHit
 from graph_schema.queries.schema import PAGE_FULLTEXT_INDEX, PAGE_VECTOR_INDEX
+from graph_schema.settings import get_settings
 
 # The vector index covers every owner, and Neo4j 5 cannot filter inside it: ask for more than
 # needed and keep this owner's hits, asking for more (x4) while other people's pages crowd them
@@ -68,14 +69,15 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _LUCENE_OPERATORS = {"and", "or", "not", "to"}
 
 
-def query_words(text: str, max_words: int = 64) -> list[str]:
-    """The words full-text search looks for: the first `max_words` distinct words of `text` that
-    are no Lucene operator. The bound keeps a long query under Lucene's clause limit, where it
-    would fail rather than answer."""
-    return list(dict.fromkeys(w for w in _WORD.findall(text) if w.lower() not in _LUCENE_OPERATORS))[:max_words]
+def query_words(text: str, max_words: int | None = None) -> list[str]:
+    """The words full-text search looks for: the first `max_words` (default
+    `search_max_query_words`) distinct words of `text` that are no Lucene operator. The bound keeps
+    a long query under Lucene's clause limit, where it would fail rather than answer."""
+    bound = get_settings().search_max_query_words if max_words is None else max_words
+    return list(dict.fromkeys(w for w in _WORD.findall(text) if w.lower() not in _LUCENE_OPERATORS))[:bound]
 
 
-def lucene_query(text: str, max_words: int = 64) -> str:
+def lucene_query(text: str, max_words: int | None = None) -> str:
     """`query_words` of `text` as an OR query with every Lucene operator escaped (user text never
     parses as syntax)."""
     return " OR ".join(_LUCENE_SPECIAL.sub(r"\\\1", w) for w in query_words(text, max_words))
@@ -109,7 +111,7 @@ def vector_search(
 
 def fulltext_search(
     tx: neo4j.ManagedTransaction, owner: str, text: str, limit: int, preview_chars: int, visible: list[str] | None = None,
-    max_words: int = 64,
+    max_words: int | None = None,
 ) -> list[SearchHit]:
     query = lucene_query(text, max_words)
     if not query:
