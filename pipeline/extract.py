@@ -42,6 +42,7 @@ from graph_schema.models import (
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline import names
+from pipeline.also_known_as import other_names
 from pipeline.fact_kinds import type_facts
 from pipeline.header_facts import dated_facts, non_name_spans
 from pipeline.header_people import read_header
@@ -385,16 +386,42 @@ def _merge_short_org_names(groups: dict[str, _Group]) -> None:
     """'Celtics' after 'Boston Celtics', 'the Bureau' after 'Federal Bureau of Investigation':
     a short form joins the one organisation of the document it is a short form of."""
     orgs = sorted((k for k, g in groups.items() if g.kind is PageKind.ORGANISATION), key=lambda k: len(k.split()))
-    for key in orgs:
-        if key not in groups or groups[key].certain_kind is not None:
-            continue
-        fits = [
-            fk for fk in orgs
-            if fk != key and fk in groups and names.short_org_form(key.split(), fk.split())
-        ]
-        if len(fits) == 1:
-            groups[fits[0]].absorb(groups.pop(key))
+    joined = True
+    while joined:  # again once a join leaves one fit: 'Court' after 'Supreme Court' joined its court of cassation
+        joined = False
+        for key in orgs:
+            if key not in groups or groups[key].certain_kind is not None:
+                continue
+            fits = [
+                fk for fk in orgs
+                if fk != key and fk in groups and names.short_org_form(key.split(), fk.split())
+            ]
+            if len(fits) == 1:
+                groups[fits[0]].absorb(groups.pop(key))
+                joined = True
     _merge_trade_short_forms(groups, orgs)
+
+
+def _merge_other_names(text: str, groups: dict[str, _Group]) -> None:
+    """'Jenna Nicole Mourey, better known as Jenna Marbles': a name the text calls another name of
+    the one before it joins that one's group (after the short forms joined their full names, so
+    that a lone 'Marbles' has come along)."""
+    owner = sorted(((m.start, m.end), key) for key, g in groups.items() for m in g.mentions)
+    moved: dict[str, str] = {}
+
+    def now(key: str) -> str:
+        while key in moved:
+            key = moved[key]
+        return key
+
+    for i, j in other_names(text, [span for span, _ in owner]):
+        first, other = now(owner[i][1]), now(owner[j][1])
+        if first == other:
+            continue
+        if {groups[first].certain_kind, groups[other].certain_kind} - {None} and groups[first].certain_kind != groups[other].certain_kind:
+            continue  # a rule typed them apart
+        groups[first].absorb(groups.pop(other))
+        moved[other] = first
 
 
 def _merge_trade_short_forms(groups: dict[str, _Group], orgs: list[str]) -> None:
@@ -659,6 +686,7 @@ def build_extracted(
     defined = _merge_acronyms(text, groups)
     _merge_bare_acronyms(groups)
     _merge_short_org_names(groups)
+    _merge_other_names(text, groups)
     _acronym_mentions(text, defined, groups)
     _repeated_mentions(text, groups)
 

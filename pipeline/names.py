@@ -549,14 +549,16 @@ def short_org_form(short: list[str], full: list[str]) -> bool:
     """Whether `short` (key words) is a short form of the organisation named `full` in the same document.
 
     'Celtics' / 'Boston Celtics' and 'Red Sox' / 'Boston Red Sox' (the end of the name),
-    'Bureau' / 'Federal Bureau of Investigation' (its head), 'Harvard' / 'Harvard University'
-    (a two-word name without its last word).
+    'Bureau' / 'Federal Bureau of Investigation' and 'Supreme Court' / 'Italian Supreme Court of
+    Cassation' (the words up to its head), 'Harvard' / 'Harvard University' (a two-word name
+    without its last word).
     """
     if not short or len(short) >= len(full):
         return False
     if full[-len(short):] == short:
         return True
-    if len(short) == 1 and short[0] == head_word(full):
+    head = full.index(head_word(full))
+    if head + 1 >= len(short) and full[head + 1 - len(short): head + 1] == short:
         return True
     return len(short) == 1 and len(full) == 2 and full[0] == short[0]
 

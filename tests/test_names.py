@@ -235,6 +235,50 @@ def test_the_lower_case_court_of_a_document_is_its_own_court_too():
     assert "court" in court.aliases and "court" in court.local_names
 
 
+def test_a_short_form_up_to_the_head_joins_its_court_and_then_the_court_alone_does():
+    # 'Supreme Court' is the words of 'Italian Supreme Court of Cassation' up to its head; once it
+    # has joined, 'the Court' has one court to mean
+    extracted = _extract("Rome, Tuesday. The Italian Supreme Court of Cassation ruled that the schools must pay the tax. "
+                         "The Supreme Court said the buildings were used commercially. The Court also set a date.")
+    court = _names(extracted)["Italian Supreme Court of Cassation"]
+    assert {"Supreme Court", "Court"} <= court, _names(extracted)
+
+
+# --- names the text says are one ------------------------------------------------------------------
+
+def test_a_name_the_text_calls_another_name_of_a_person_is_that_person():
+    extracted = _extract("Jenna Nicole Mourey (born September 15, 1986), better known by her pseudonym Jenna Marbles, "
+                         "is an American YouTube personality.")
+    assert "Jenna Marbles" in _names(extracted)["Jenna Nicole Mourey"], _names(extracted)
+
+
+def test_a_peers_title_after_a_comma_is_the_same_person():
+    extracted = _extract("In 2017, Goode portrayed Antony Armstrong-Jones, 1st Earl of Snowdon in the drama series.")
+    assert len([e for e in extracted.entities if e.kind is PageKind.PERSON and e.name != "Goode"]) == 1, _names(extracted)
+
+
+@pytest.mark.parametrize(("text", "found", "pairs"), [
+    ("Theodorus of Tabennese (c. 314 – 368), also known as Abba Theodorus and Theodore, was a monk.",
+     ["Theodorus of Tabennese", "Abba Theodorus", "Theodore"],
+     {("Theodorus of Tabennese", "Abba Theodorus"), ("Theodorus of Tabennese", "Theodore")}),
+    ("Project Halyard (a.k.a. Billing Two) ships in May.", ["Project Halyard", "Billing Two", "May"],
+     {("Project Halyard", "Billing Two")}),
+    ("Mary Smith (née Jones) joined.", ["Mary Smith", "Jones"], {("Mary Smith", "Jones")}),
+    # after the comma the clause goes on with someone else
+    ("Mourey, known as Marbles, and Julien Solomita went home.", ["Mourey", "Marbles", "Julien Solomita"],
+     {("Mourey", "Marbles")}),
+    ("Ada Park and Ben Cole met at Initech.", ["Ada Park", "Ben Cole", "Initech"], set()),
+    ("John FitzGibbon, 2nd Earl of Clare, met Byron.", ["John FitzGibbon", "Earl", "Clare", "Byron"],
+     {("John FitzGibbon", "Earl"), ("John FitzGibbon", "Clare")}),
+])
+def test_other_names_are_read_from_the_phrase_that_gives_them(text, found, pairs):
+    from pipeline.also_known_as import other_names
+
+    spans = sorted((text.index(name), text.index(name) + len(name)) for name in found)
+    named = {(text[spans[i][0]:spans[i][1]], text[spans[j][0]:spans[j][1]]) for i, j in other_names(text, spans)}
+    assert named == pairs
+
+
 # --- headlines ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("text", "kept"), [
