@@ -33,7 +33,7 @@ _PEERAGE_AFTER = re.compile(
 _LIST_JOIN = re.compile(r"[ \t]+(?:and|or)[ \t]+", re.IGNORECASE)
 
 
-def other_names(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def alias_pairs(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Pairs (i, j) of indexes into `spans` (name spans, sorted by start) where the text says the
     name at j is another name of the one at i."""
     starting_at = {start: k for k, (start, _) in enumerate(spans)}

@@ -42,7 +42,7 @@ from graph_schema.models import (
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline import names
-from pipeline.also_known_as import other_names
+from pipeline.also_known_as import alias_pairs
 from pipeline.fact_kinds import type_facts
 from pipeline.header_facts import dated_facts, non_name_spans
 from pipeline.header_people import read_header
@@ -132,6 +132,10 @@ def _line_parts(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return parts
 
 
+# A stance adjective before a name or alone: 'pro-Beijing', 'anti-Trump', 'non-NATO'.
+_STANCE = re.compile(r"(?:pro|anti|non)-\S+(?:\s+|$)", re.IGNORECASE)
+
+
 def clean_mention(text: str, start: int, end: int) -> tuple[str, int, int] | None:
     """Trim an entity span to the name itself, or None when it is not a usable name."""
     while start < end and text[start] in _EDGE:
@@ -147,6 +151,10 @@ def clean_mention(text: str, start: int, end: int) -> tuple[str, int, int] | Non
         if surface.endswith(suffix):
             end -= len(suffix)
             surface = text[start:end]
+    stance = _STANCE.match(surface)
+    if stance:  # 'pro-Beijing DAB' names the DAB; 'pro-Beijing' alone names nothing
+        start += stance.end()
+        surface = text[start:end]
     if (
         len(surface) < 2
         or len(surface) > _MAX_MENTION_CHARS
@@ -414,7 +422,7 @@ def _merge_other_names(text: str, groups: dict[str, _Group]) -> None:
             key = moved[key]
         return key
 
-    for i, j in other_names(text, [span for span, _ in owner]):
+    for i, j in alias_pairs(text, [span for span, _ in owner]):
         first, other = now(owner[i][1]), now(owner[j][1])
         if first == other:
             continue
@@ -531,6 +539,8 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]],
                 # ('Children Jérôme Richard' beside 'Jean-Louis Richard'): the headline's span stays
                 out.append((start, end, kind))
             else:
+                if kind is PageKind.PERSON:
+                    part = names.with_given_names_before(surface, part)
                 out.append((start + part[0], start + part[1], kind))
             continue
         out.append((start, end, kind))

@@ -680,6 +680,23 @@ def given_names_before(surface: str, part: tuple[int, int]) -> bool:
             and all(is_given_name(w.lower()) or not is_common_word(w.lower()) for w in words))
 
 
+def with_given_names_before(surface: str, part: tuple[int, int]) -> tuple[int, int]:
+    """A person's known surname in a headline span with the given names and initials written right
+    before it: 'ELIZABETH B. PRELOGAR' of 'ELIZABETH B. PRELOGAR ON BEHALF' when the prose says
+    'Prelogar'. Unchanged when no given name stands there ('Jury Finds Miller')."""
+    words = [(m.start(), m.group()) for m in re.finditer(r"\S+", surface[: part[0]])]
+    start, given = part[0], False
+    for offset, word in reversed(words):
+        bare = word.rstrip(".").lower()
+        if len(bare) == 1 and bare.isalpha():
+            start = offset  # an initial
+        elif is_given_name(bare):
+            start, given = offset, True
+        else:
+            break
+    return (start, part[1]) if given else part
+
+
 def conjoined_parts(surface: str, known: set[str], person: bool = False,
                     first_names: frozenset[str] = frozenset()) -> list[tuple[int, int]] | None:
     """'Reuters and Bloomberg' -> the offsets of 'Reuters' and 'Bloomberg', when the prose names each alone.

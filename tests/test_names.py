@@ -272,10 +272,10 @@ def test_a_peers_title_after_a_comma_is_the_same_person():
      {("John FitzGibbon", "Earl"), ("John FitzGibbon", "Clare")}),
 ])
 def test_other_names_are_read_from_the_phrase_that_gives_them(text, found, pairs):
-    from pipeline.also_known_as import other_names
+    from pipeline.also_known_as import alias_pairs
 
     spans = sorted((text.index(name), text.index(name) + len(name)) for name in found)
-    named = {(text[spans[i][0]:spans[i][1]], text[spans[j][0]:spans[j][1]]) for i, j in other_names(text, spans)}
+    named = {(text[spans[i][0]:spans[i][1]], text[spans[j][0]:spans[j][1]]) for i, j in alias_pairs(text, spans)}
     assert named == pairs
 
 
@@ -292,6 +292,23 @@ def test_a_headline_span_keeps_only_the_name_the_prose_uses(text, kept):
     assert not any(len(s.split()) > 1 and s in headline for s in surfaces), surfaces
     assert kept in surfaces
     assert len(extracted.entities) == 1  # the headline's name joined the one the prose names
+
+
+def test_a_capitals_heading_keeps_the_given_names_before_the_surname_the_prose_uses():
+    # a transcript's 'ORAL ARGUMENT OF GEN. ELIZABETH B. PRELOGAR' names the person 'General Prelogar' is
+    extracted = _extract("General Prelogar.\n\nORAL ARGUMENT OF GEN. ELIZABETH B. PRELOGAR ON BEHALF OF THE PETITIONERS\n\n"
+                         "GENERAL PRELOGAR: Mr. Chief Justice, and may it please the Court.\n")
+    people = [e for e in extracted.entities if e.kind is PageKind.PERSON and "Prelogar" in " ".join([e.name, *e.aliases])]
+    assert len(people) == 1 and "ELIZABETH B. PRELOGAR" in {people[0].name, *people[0].aliases}, _names(extracted)
+    assert "ELIZABETH" not in {e.name for e in extracted.entities}
+
+
+def test_a_stance_adjective_is_no_name_and_no_part_of_one():
+    extracted = _extract("The pro-Beijing camp won 40 seats. The Pro-Beijing New People Party lost one, and "
+                         "anti-Beijing groups protested. Regina Ip of the New People Party conceded.")
+    surfaces = {m.surface for e in extracted.entities for m in e.mentions}
+    assert not any(s.lower().startswith(("pro-", "anti-")) for s in surfaces), surfaces
+    assert "New People Party" in surfaces
 
 
 def test_a_relative_named_in_a_title_case_line_is_not_cut_to_the_surname():
