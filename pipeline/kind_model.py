@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from graph_schema.kinds import FactKind, PageKind, SourceKind
-from graph_schema.models import DocumentEntity, ExtractedDocument
+from graph_schema.models import DocumentEntity, ExtractedDocument, KnownPage
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline.fact_kinds import untask_things
@@ -540,6 +540,32 @@ def _read_lone_words_as_projects(documents: list[ExtractedDocument]) -> None:
             if (entity.kind is PageKind.PERSON and not entity.kind_certain and key in readings
                     and key not in people_words and not is_given_name(key)):
                 entity.kind = readings[key].most_common(1)[0][0]
+
+
+def read_lone_words_as_the_graph_does(documents: list[ExtractedDocument], known: list[KnownPage]) -> None:
+    """'Kestrel' read as a person in a new note, where the graph holds one page of that name, a
+    project (or a firm, or a tool), and no person it knows is called Kestrel anything: the note
+    means that page, and reads it so. Notes come one at a time; each one's guess would otherwise
+    outvote the page's kind and start a person page of its own. A given name stays a person's."""
+    holders: dict[str, set[str]] = {}
+    for page in known:
+        for key in {normalise_name(page.title), *page.name_keys}:
+            holders.setdefault(key, set()).add(page.slug)
+    kind_of = {page.slug: page.kind for page in known}
+    people_words = {w for page in known if page.kind is PageKind.PERSON and len(page.title.split()) > 1
+                    for w in normalise_name(page.title).split()}
+    people_words |= {w for document in documents for entity in document.entities
+                     if entity.kind is PageKind.PERSON and len(entity.name.split()) > 1
+                     for w in normalise_name(entity.name).split()}
+    for document in documents:
+        for entity in document.entities:
+            key = normalise_name(entity.name)
+            # an earlier note's own guess, a person page of this one word, is no person the graph knows
+            things = [slug for slug in holders.get(key, ()) if kind_of[slug] is not PageKind.PERSON]
+            if (entity.kind is PageKind.PERSON and not entity.kind_certain and len(key.split()) == 1
+                    and len(things) == 1 and kind_of[things[0]] in AGREEING_KINDS
+                    and key not in people_words and not is_given_name(key)):
+                entity.kind = kind_of[things[0]]
 
 
 def _read_certain_firms_as_firms(documents: list[ExtractedDocument]) -> None:

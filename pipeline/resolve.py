@@ -34,6 +34,7 @@ from graph_schema.settings import Settings, get_settings
 from graph_schema.slugs import normalise_name, slugify, unique_slug
 from pipeline import names
 from pipeline.gazetteer import recognise_known_names
+from pipeline.kind_model import read_lone_words_as_the_graph_does
 
 # Kinds that may be the same thing under either label (spaCy often calls software both).
 _COMPATIBLE = {
@@ -563,6 +564,26 @@ def _name_part_merges(entity: DocumentEntity, slug: str, pages: PageIndex) -> li
     return merges
 
 
+def _fold_guessed_person(entity: DocumentEntity, slug: str, pages: PageIndex) -> list[PageMerge]:
+    """An earlier note's person page for one word ('Kestrel'), where this note reads the word as a
+    project, a firm or a tool: the earlier reading was the news model's guess at a code name, when
+    the word is no given name and no person of the graph has it in their name."""
+    key = normalise_name(entity.name)
+    if entity.kind not in (PageKind.ORGANISATION, PageKind.TOOL, PageKind.PROJECT) or len(key.split()) != 1 \
+            or names.is_given_name(key) or pages.by_surname.get(key):
+        return []
+    guesses = [s for s in pages.holders([key], {PageKind.PERSON}) if s != slug]
+    if len(guesses) != 1 or slug not in pages.pages:
+        return []
+    guess = pages.pages[guesses[0]]
+    if guess.kind_by_hand or normalise_name(guess.title) != key or _titled_surname(guess):
+        return []
+    pages.fold(guess.slug, slug)
+    return [PageMerge(from_slug=guess.slug, into_slug=slug,
+                      evidence=f"{entity.name!r} is read as a {entity.kind.value} here; the person page {guess.title!r} "
+                               "was an earlier guess at the same word, which is no one's name")]
+
+
 def _join_given_names(
     doc: ExtractedDocument,
     resolutions: list[EntityResolution],
@@ -645,6 +666,7 @@ def resolve_documents(
     neighbours_of: NeighbourLookup | None = None,
 ) -> list[ResolvedDocument]:
     """Resolve every entity of every document; pure apart from the callbacks it is given."""
+    read_lone_words_as_the_graph_does(documents, known)  # 'Kestrel', a project page, is no one's name
     if settings.gazetteer:  # names the graph and the batch know, found where the model missed them
         documents = recognise_known_names(documents, known, settings, embed)
     pages = PageIndex.build(known)
@@ -675,6 +697,7 @@ def resolve_documents(
             for pair in review[pending:]:
                 pair.slug = resolution.slug
             merges.extend(_name_part_merges(entity, resolution.slug, pages))
+            merges.extend(_fold_guessed_person(entity, resolution.slug, pages))
             if resolution.method != "you":
                 # The entity's names become names of the page (exact matches from now on). Fuzzy
                 # matching only ever compares with titles, so variants of variants never chain.

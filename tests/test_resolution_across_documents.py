@@ -119,3 +119,22 @@ def test_a_first_name_read_as_a_tool_in_a_later_note_is_the_colleague(graph):
     kinds = ("person", "organisation", "tool", "project", "topic")
     assert not {s for kind in kinds for s in slugs_with_kind(graph, kind) if s.startswith("farah") and s != "farah-qureshi"}
     assert any("renewal due Dec 1" in f.text for f in page(graph, "farah-qureshi").facts)
+
+
+def test_a_code_name_one_note_read_as_a_person_is_the_project_later_notes_name(graph):
+    # Notes arrive one at a time. The first reads 'Kestrel' as a person (the news model's guess at
+    # a code name), the second as a project; the third reads it as a person again. One page, a
+    # project, holds all three: no person page for a word that is no one's name.
+    notes = [("1-offer.md", "Jonas said Pennine expects to issue the revised connection offer for Kestrel in early October.\n"),
+             ("2-budget.md", "Ravi is covering the Kestrel project budget and the grid study this month.\n"),
+             ("3-layers.md", "Tomasz will lock the Kestrel layers in postgis before the submission.\n")]
+    for name, text in notes:
+        ingest_paths([write(graph["upload"], name, text)])
+    kinds = ("person", "organisation", "tool", "project", "topic")
+    kestrel = {s for kind in kinds for s in slugs_with_kind(graph, kind) if s.startswith("kestrel")}
+    assert len(kestrel) == 1, kestrel
+    [slug] = kestrel
+    project = page(graph, slug)
+    assert project.kind.value == "project"
+    texts = " ".join(f.text for f in project.facts)
+    assert "connection offer" in texts and "project budget" in texts and "Kestrel layers" in texts
