@@ -262,6 +262,10 @@ def load_kind_model(path: Path = MODEL_PATH) -> KindModel:
         return KindModel(data["weights"], data["bias"], tuple(str(c) for c in data["classes"]))
 
 
+# What spaCy reads short capitals as: a firm most often, but also a product ('CRM') or a person ('ERD').
+_ACRONYM_READINGS = frozenset({PageKind.ORGANISATION, PageKind.TOOL, PageKind.PERSON})
+
+
 def decide_kind(entity: DocumentEntity, probabilities: dict[str, float], min_probability: float,
                 margin: float, not_a_page: float = 1.1, line_opener: bool = False,
                 institution: bool = False) -> PageKind | None:
@@ -276,10 +280,10 @@ def decide_kind(entity: DocumentEntity, probabilities: dict[str, float], min_pro
     # 'Not a page' only for a word that opens its lines ('# Roadmap sync'): the classifier knows few
     # invented names ('Zelda Quint', 'ships builds with Mercury'), so elsewhere only 'place' drops one.
     no_page = max(probabilities["place"], probabilities["other"]) if line_opener else probabilities["place"]
-    # 'SRE', 'SSO', 'CSV', a 'KM' of initials: short capitals in work notes are more often a term
-    # than a firm; only when the classifier is that sure, and never one named as institutions are ('the PSF said')
+    # 'SRE', 'SSO', 'CSV', 'CRM', a 'KM' of initials: short capitals in work notes are more often a
+    # term than a firm or a product; only when the classifier is that sure, and never one named as institutions are ('the PSF said')
     settings = get_settings()
-    if (entity.kind is PageKind.ORGANISATION and entity.name.isupper() and len(entity.name) <= settings.kind_acronym_max_chars
+    if (entity.kind in _ACRONYM_READINGS and entity.name.isupper() and len(entity.name) <= settings.kind_acronym_max_chars
             and probabilities["other"] >= settings.kind_acronym_not_a_page_probability and not institution):
         return None
     if current and no_page >= not_a_page:

@@ -192,6 +192,9 @@ def test_one_name_gets_one_kind_across_the_notes_of_a_batch():
     # seen failing on fresh notes: spaCy's 'CSV' and 'SRE' were organisations
     ("Weekly\n\n3 beta blockers (CSV export, SSO redirect loop, timezone on reports).\n"
      "Nadia Osei wants the SRE role filled by Friday.\n", {"CSV", "SSO", "SRE"}),
+    # seen on fresh notes 3: spaCy read 'ERD' (an entity-relationship diagram) as a person
+    ("# Sprint 14\n\nPresent: Nadia Osei\n\n- Lantern: replica + ERD (JF, 5)\n- JF: share ERD + table list by Mon\n",
+     {"ERD"}),
     # seen on fresh notes 5: a status report's RAG values, units, quarter, reference, item labels and
     # the first words of table cells were firms, tools and people
     ("# Marlowe — status report\n\nProject manager: Nadia Osei\nOverall status: AMBER (was GREEN)\n\n"
