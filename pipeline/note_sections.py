@@ -44,7 +44,7 @@ _MODIFIERS = (r"(?:(?:agreed|new|open|key|our|my|the|immediate|proposed|planned|
 _ACTION_HEADING = re.compile(
     rf"^{_MODIFIERS}(?:action(?:\s+(?:items?|points?|list|log|register))?|actions|ais|to-?dos?|todo\s+list|"
     r"next\s+steps?|follow[- ]?ups?|tasks|assignments|who(?:'s|’s|\s+is)?\s+doing\s+what|who\s+does\s+what|"
-    r"milestones|deadlines)$",
+    r"milestones|deadlines|committed|commitments)$",  # a sprint's 'Committed: 21 pts' lists the tasks taken on
     re.IGNORECASE,
 )
 # 'Next' alone heads a list of tasks only as a notes line ('Next', 'Next:'), not as a document's section title.

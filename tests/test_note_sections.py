@@ -31,6 +31,7 @@ def _fact(facts: dict, start: str):
 
 @pytest.mark.parametrize(("title", "kind"), [
     ("Action items", A), ("NEXT STEPS", A), ("Follow-ups", A), ("Actions (owner, due)", A),
+    ("Committed: 21 pts", A), ("Sprint commitments", A),  # a sprint planning's tasks taken on
     ("Decisions", D), ("Agreed", D), ("Key decisions", D),
     ("Open questions", Q), ("DECISIONS REQUESTED", Q), ("Parking lot", Q), ("For decision", Q),
     ("Decisions and actions", None), ("Risks", None), ("What went well", None), ("Updates", None),
@@ -252,6 +253,15 @@ def test_each_line_of_a_plain_text_action_list_is_a_task_of_its_own():
     assert (handover.kind, handover.owner, handover.due_on) == (A, "Hunter Okafor", date(2026, 11, 13))
     assert handover.text.endswith("by 13 Nov.")  # not glued to the next line ('Nov.' is no sentence end to spaCy)
     assert _fact(facts, "Hunter - write up").kind is A
+
+
+def test_a_sprints_committed_list_is_its_tasks_with_their_owners():
+    text = ("Sprint 14 planning\nMon 5 Oct 2026\n\nPresent: Hunter Okafor, Rose Adeyemi\n\n"
+            "Rose: capacity is down this sprint.\n\n"
+            "Committed: 21 pts\n- Halyard invite flow (Hunter, 8)\n- terraform staging split (Rose, 3)\n")
+    facts = _facts(text)
+    assert (_fact(facts, "Halyard invite flow").kind, _fact(facts, "Halyard invite flow").owner) == (A, "Hunter Okafor")
+    assert (_fact(facts, "terraform staging split").kind, _fact(facts, "terraform staging split").owner) == (A, "Rose Adeyemi")
 
 
 def test_milestones_are_dated_tasks():
