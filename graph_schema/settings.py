@@ -192,6 +192,9 @@ class Settings(BaseSettings):
     rate_limit_calls_per_minute: int = Field(default=120, description="Tool calls per person per minute, across all their keys.")
     rate_limit_submissions_per_minute: int = Field(default=20, description="edit_page_body calls plus HTTP uploads per person per minute.")
     max_upload_bytes: int = Field(default=10_000_000, description="POST /api/upload refuses larger bodies.")
+    mcp_sessions_per_key: int = Field(default=16, gt=0, description="Streamable HTTP sessions one access key may hold open at once; the request that would open one more gets a 429.")
+    mcp_sessions_per_person: int = Field(default=64, gt=0, description="Streamable HTTP sessions all of one person's keys may hold open at once.")
+    mcp_session_idle_seconds: float = Field(default=1800.0, gt=0, description="A Streamable HTTP session with no request for this long is closed (and stops counting against the caps above).")
 
     # --- optional LLM ---------------------------------------------------------------------
     llm_model: str | None = Field(default=None, description="A litellm model name; unset means no LLM is ever called.")

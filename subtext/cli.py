@@ -338,8 +338,15 @@ def serve(
             ))
         console.print("No access keys yet: every request will get 401. Create one with `subtext keys create NAME`.")
     console.print(f"subtext MCP server on http://{host}:{port}/mcp (upload: POST http://{host}:{port}/api/upload)")
+    import fastmcp
+
+    from mcp_server.session_caps import session_middleware
+
+    # the SDK closes idle sessions after the time the session caps count them for
+    fastmcp.settings.http_session_idle_timeout = settings.mcp_session_idle_seconds
     # DNS-rebinding protection: on loopback, only loopback Host and Origin headers are served.
-    server.run(transport="http", host=host, port=port, show_banner=False, host_origin_protection="auto")
+    server.run(transport="http", host=host, port=port, show_banner=False, host_origin_protection="auto",
+               middleware=session_middleware(settings))
 
 
 def _is_loopback(host: str) -> bool:

@@ -1,0 +1,165 @@
+"""How many Streamable HTTP sessions a key and a person may hold open at once (issue 16).
+
+A client opens a session with its first request and may never close it; the MCP SDK keeps each one
+(its memory, its task) until it has been idle for `mcp_session_idle_seconds`. Without a cap, one key
+could open thousands and hold them for half an hour. This ASGI middleware sits behind the access-key
+check: it counts the sessions each key and each person holds, and refuses the request that would
+open one too many with a 429 and a sentence saying what to do. A session counts until the client
+ends it (DELETE), the server answers that it no longer exists (404), or it has been idle as long as
+the SDK allows: whichever comes first.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from graph_schema.access import Access
+from graph_schema.settings import Settings
+
+SESSION_HEADER = b"mcp-session-id"
+
+
+@dataclass
+class _Session:
+    key_id: str
+    owner: str
+    last_seen: float
+    in_flight: int = 0
+
+
+class OpenSessions:
+    """The sessions each key and person holds open (in this process's memory, as the SDK's own)."""
+
+    def __init__(self, idle_seconds: float, clock=time.monotonic) -> None:
+        self.idle_seconds = idle_seconds
+        self._clock = clock
+        self._sessions: dict[str, _Session] = {}
+        self._lock = threading.Lock()
+
+    def _live(self, now: float) -> list[_Session]:
+        for session_id in [s for s, held in self._sessions.items()
+                           if held.in_flight == 0 and now - held.last_seen >= self.idle_seconds]:
+            del self._sessions[session_id]  # the SDK has closed it by now
+        return list(self._sessions.values())
+
+    def counts(self, access: Access) -> tuple[int, int]:
+        """(sessions of this key, sessions of this key's person) open now."""
+        with self._lock:
+            live = self._live(self._clock())
+            return (sum(s.key_id == access.key_id for s in live), sum(s.owner == access.owner for s in live))
+
+    def opened(self, session_id: str, access: Access) -> None:
+        with self._lock:
+            self._sessions[session_id] = _Session(access.key_id or "", access.owner, self._clock())
+
+    def begin(self, session_id: str) -> None:
+        with self._lock:
+            held = self._sessions.get(session_id)
+            if held is not None:
+                held.in_flight += 1
+                held.last_seen = self._clock()
+
+    def end(self, session_id: str, closed: bool) -> None:
+        with self._lock:
+            held = self._sessions.get(session_id)
+            if held is None:
+                return
+            if closed:
+                del self._sessions[session_id]
+                return
+            held.in_flight = max(0, held.in_flight - 1)
+            held.last_seen = self._clock()
+
+
+class SessionCaps:
+    """ASGI middleware: refuse a new session past `per_key` open ones of the key or `per_person` of its person."""
+
+    def __init__(self, app: ASGIApp, sessions: OpenSessions, per_key: int, per_person: int, path: str = "/mcp") -> None:
+        self.app = app
+        self.sessions = sessions
+        self.per_key = per_key
+        self.per_person = per_person
+        self.path = path.rstrip("/")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        access = _caller(scope)
+        if scope["type"] != "http" or access is None or scope["path"].rstrip("/") != self.path:
+            await self.app(scope, receive, send)
+            return
+        session_id = dict(scope["headers"]).get(SESSION_HEADER, b"").decode("latin-1")
+        if session_id:
+            await self._within_session(session_id, scope, receive, send)
+        elif scope["method"] == "POST":
+            await self._opening(access, scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    async def _within_session(self, session_id: str, scope: Scope, receive: Receive, send: Send) -> None:
+        status = 0
+
+        async def watch(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        self.sessions.begin(session_id)
+        try:
+            await self.app(scope, receive, watch)
+        finally:
+            ended = status == 404 or (scope["method"] == "DELETE" and 200 <= status < 300)
+            self.sessions.end(session_id, closed=ended)
+
+    async def _opening(self, access: Access, scope: Scope, receive: Receive, send: Send) -> None:
+        by_key, by_person = self.sessions.counts(access)
+        refusal = None
+        if by_key >= self.per_key:
+            refusal = (f"This access key already holds {by_key} open MCP sessions, the most one key may hold "
+                       f"(SUBTEXT_MCP_SESSIONS_PER_KEY). Close sessions the client no longer uses (HTTP DELETE "
+                       f"with their mcp-session-id), or wait: an idle session closes after "
+                       f"{int(self.sessions.idle_seconds)} s.")
+        elif by_person >= self.per_person:
+            refusal = (f"This person's keys already hold {by_person} open MCP sessions, the most one person may "
+                       f"hold (SUBTEXT_MCP_SESSIONS_PER_PERSON). Close sessions no client uses (HTTP DELETE with "
+                       f"their mcp-session-id), or wait: an idle session closes after "
+                       f"{int(self.sessions.idle_seconds)} s.")
+        if refusal is not None:
+            await _refuse(send, refusal)
+            return
+
+        async def record(message: Message) -> None:
+            if message["type"] == "http.response.start" and 200 <= message["status"] < 300:
+                opened = dict(message.get("headers", [])).get(SESSION_HEADER)
+                if opened:
+                    self.sessions.opened(opened.decode("latin-1"), access)
+            await send(message)
+
+        await self.app(scope, receive, record)
+
+
+def _caller(scope: Scope) -> Access | None:
+    """The access the key check found for this request (None before it, or with no valid key)."""
+    token = getattr(scope.get("user"), "access_token", None)
+    access = getattr(token, "claims", {}).get("access") if token is not None else None
+    return access if isinstance(access, Access) else None
+
+
+def session_middleware(settings: Settings) -> list:
+    """The middleware `subtext serve` runs the HTTP app with, from the session settings."""
+    from starlette.middleware import Middleware
+
+    sessions = OpenSessions(settings.mcp_session_idle_seconds)
+    return [Middleware(SessionCaps, sessions=sessions, per_key=settings.mcp_sessions_per_key,
+                       per_person=settings.mcp_sessions_per_person)]
+
+
+async def _refuse(send: Send, message: str) -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32000, "message": message}}).encode()
+    await send({"type": "http.response.start", "status": 429,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
