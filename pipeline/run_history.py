@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from dagster import DagsterEventType, DagsterInstance
 from pydantic import BaseModel
 
-from pipeline.sensors import RANGE_END_TAG, RANGE_START_TAG
+from pipeline.sensors import PARTITION_TAG, RANGE_END_TAG, RANGE_START_TAG
 
 
 _QUALIFIED_NAME = re.compile(r"^[\w.]+(Error|Exception|Unavailable|Failed|Refused|Limited|Found)\b: ")
@@ -29,7 +29,9 @@ def recent_runs(instance: DagsterInstance, limit: int) -> list[RunSummary]:
     summaries = []
     for run in instance.get_runs(limit=limit):
         stats = instance.get_run_stats(run.run_id)
-        first, last = run.tags.get(RANGE_START_TAG), run.tags.get(RANGE_END_TAG)
+        # a range of documents (a CLI ingest, a batch), or one (the sensor's run for a changed file)
+        first = run.tags.get(RANGE_START_TAG) or run.tags.get(PARTITION_TAG)
+        last = run.tags.get(RANGE_END_TAG) or first
         documents = "" if not first else (first if first == last else f"{first} … {last}")
         summaries.append(RunSummary(
             run_id=run.run_id,

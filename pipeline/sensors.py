@@ -23,6 +23,7 @@ from pipeline.watch import FileState, advance, read_cursor
 
 RANGE_START_TAG = "dagster/asset_partition_range_start"
 RANGE_END_TAG = "dagster/asset_partition_range_end"
+PARTITION_TAG = "dagster/partition"  # what Dagster tags a run of one partition (a RunRequest's partition_key) with
 
 
 def upload_folder_requests(context: SensorEvaluationContext, job_name: str) -> SensorResult:

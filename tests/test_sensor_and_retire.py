@@ -123,6 +123,12 @@ def test_a_forced_run_processes_a_document_the_graph_already_holds(graph):
     assert outcome.status == "ingested" and outcome.pages_updated, outcome
     assert "subtext/force" in job.description
 
+    # `subtext status` names the document of a one-document run (it called such runs 'brief')
+    from pipeline.run_history import recent_runs
+
+    listed = {run.run_id: run.documents for run in recent_runs(dagster_instance(), 20)}
+    assert listed[forced.run_id] == key
+
 
 def test_graph_writes_queue_per_person_not_across_people(graph):
     from dagster import DagsterRun
