@@ -94,6 +94,7 @@ class Settings(BaseSettings):
     # --- ingestion limits ------------------------------------------------------------------
     max_file_bytes: int = Field(default=20_000_000, description="Larger files are read up to this size and marked truncated.")
     max_unpacked_bytes: int = Field(default=300_000_000, description="A docx or pptx that would unpack to more than this is refused (zip bombs).")
+    max_unpacked_markup_bytes: int = Field(default=40_000_000, description="A docx or pptx whose XML parts (text and markup, not pictures) would unpack to more than this is refused before parsing: the parser would spend minutes and memory on text past the chunk limit.")
     max_chunks_per_document: int = Field(default=2_000, description="Chunks past this are not processed; the source is marked truncated.")
     merge_max_documents_per_transaction: int = Field(
         default=200,

@@ -182,18 +182,26 @@ def title_apart(text: str, stem: str) -> str:
 ZIP_FORMATS = ("docx", "pptx")
 
 
-def unpacked_size_problem(path: Path, fmt: str, limit: int) -> str | None:
+def unpacked_size_problem(path: Path, fmt: str, limit: int, markup_limit: int) -> str | None:
     """docx and pptx are zip archives. One that would unpack to more than `limit` bytes (a zip
     bomb) is refused before any parser opens it; Python's zipfile never inflates a member past
-    its declared size, so the declared sizes are a safe bound."""
+    its declared size, so the declared sizes are a safe bound. So is one whose XML parts (the text
+    and its markup, not the pictures) pass `markup_limit`: the parser reads all of it, slowly and
+    in memory, though chunks past SUBTEXT_MAX_CHUNKS_PER_DOCUMENT would be dropped anyway."""
     try:
         with zipfile.ZipFile(path) as archive:
-            unpacked = sum(member.file_size for member in archive.infolist())
+            members = archive.infolist()
     except (zipfile.BadZipFile, EOFError, ValueError):
         return f"it is not a {fmt} file (a {fmt} is a zip archive, and this one is not or is damaged)"
+    unpacked = sum(member.file_size for member in members)
     if unpacked > limit:
         return (f"it would unpack to {unpacked:,} bytes, over the {limit:,} allowed "
                 "(SUBTEXT_MAX_UNPACKED_BYTES): a damaged file or a zip bomb")
+    markup = sum(member.file_size for member in members if member.filename.lower().endswith((".xml", ".rels")))
+    if markup > markup_limit:
+        return (f"its text and markup would unpack to {markup:,} bytes, over the {markup_limit:,} read "
+                "(SUBTEXT_MAX_UNPACKED_MARKUP_BYTES); a document that long would be cut at "
+                "SUBTEXT_MAX_CHUNKS_PER_DOCUMENT anyway. Split it into smaller documents, or raise the setting")
     return None
 
 
@@ -261,7 +269,8 @@ def parse_document(path: Path, key: str, owner: str, settings: Settings) -> Pars
                 return base.model_copy(
                     update={"failure": f"a {fmt} file of {size:,} bytes is over the size limit (SUBTEXT_MAX_FILE_BYTES)"}
                 )
-            problem = (unpacked_size_problem(path, fmt, settings.max_unpacked_bytes) if fmt in ZIP_FORMATS
+            problem = (unpacked_size_problem(path, fmt, settings.max_unpacked_bytes, settings.max_unpacked_markup_bytes)
+                       if fmt in ZIP_FORMATS
                        else pdf_problem(data) if fmt == "pdf" else None)
             if problem:
                 return base.model_copy(update={"failure": f"the file could not be read as {fmt}: {problem}"})

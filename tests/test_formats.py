@@ -59,3 +59,38 @@ def test_pptx_html_and_eml_are_ingested(graph):
     exported = json.dumps(list(export_records(graph["driver"], graph["owner"])))
     assert "Daniel Okafor compared Neo4j" in exported
     assert "Lindqvist" not in exported and "var ignored" not in exported
+
+
+def _docx(path, paragraphs: int, picture_bytes: int = 0):
+    """A real docx of `paragraphs` paragraphs, and a picture part of `picture_bytes` if asked."""
+    import zipfile
+
+    from docx import Document
+
+    document = Document()
+    for n in range(paragraphs):
+        document.add_paragraph(f"Paragraph {n}: Marta Kowalski reviewed the berth schedule with the Gdansk team.")
+    document.save(str(path))
+    if picture_bytes:
+        with zipfile.ZipFile(path, "a", compression=zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("word/media/image1.png", b"\0" * picture_bytes)
+    return path
+
+
+def test_a_docx_whose_markup_passes_the_limit_is_refused_before_parsing_and_pictures_do_not_count(
+        tmp_path, monkeypatch):
+    from graph_schema.settings import get_settings, reset_settings
+    from pipeline.parse import parse_document
+
+    monkeypatch.setenv("SUBTEXT_MAX_UNPACKED_MARKUP_BYTES", "1000000")
+    reset_settings()
+    try:
+        long = parse_document(_docx(tmp_path / "long.docx", 8_000), "long.docx", "s", get_settings())
+        assert long.failure and "SUBTEXT_MAX_UNPACKED_MARKUP_BYTES" in long.failure and "Split it" in long.failure
+        # a short text with a large picture is read: only the text's markup counts
+        pictured = parse_document(_docx(tmp_path / "pictured.docx", 20, picture_bytes=5_000_000), "pictured.docx", "s",
+                                  get_settings())
+        assert pictured.failure is None and "Marta Kowalski" in pictured.text
+    finally:
+        monkeypatch.delenv("SUBTEXT_MAX_UNPACKED_MARKUP_BYTES")
+        reset_settings()
