@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+import uuid
 from dataclasses import dataclass
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -33,7 +34,11 @@ class _Session:
 
 
 class OpenSessions:
-    """The sessions each key and person holds open (in this process's memory, as the SDK's own)."""
+    """The sessions each key and person holds open (in this process's memory, as the SDK's own).
+
+    A session being opened holds a place from the moment its request passes the cap until the server
+    answers, so two requests racing for the last place cannot both take it.
+    """
 
     def __init__(self, idle_seconds: float, clock=time.monotonic) -> None:
         self.idle_seconds = idle_seconds
@@ -47,15 +52,39 @@ class OpenSessions:
             del self._sessions[session_id]  # the SDK has closed it by now
         return list(self._sessions.values())
 
-    def counts(self, access: Access) -> tuple[int, int]:
-        """(sessions of this key, sessions of this key's person) open now."""
+    def reserve(self, access: Access, per_key: int, per_person: int) -> tuple[str | None, str | None]:
+        """(a place for the session this request opens, None) or (None, why the cap refuses it)."""
         with self._lock:
             live = self._live(self._clock())
-            return (sum(s.key_id == access.key_id for s in live), sum(s.owner == access.owner for s in live))
+            by_key = sum(s.key_id == (access.key_id or "") for s in live)
+            by_person = sum(s.owner == access.owner for s in live)
+            if by_key >= per_key:
+                return None, (f"This access key already holds {by_key} open MCP sessions, the most one key may "
+                              f"hold (SUBTEXT_MCP_SESSIONS_PER_KEY). Close sessions the client no longer uses "
+                              f"(HTTP DELETE with their mcp-session-id), or wait: an idle session closes after "
+                              f"{int(self.idle_seconds)} s.")
+            if by_person >= per_person:
+                return None, (f"This person's keys already hold {by_person} open MCP sessions, the most one "
+                              f"person may hold (SUBTEXT_MCP_SESSIONS_PER_PERSON). Close sessions no client uses "
+                              f"(HTTP DELETE with their mcp-session-id), or wait: an idle session closes after "
+                              f"{int(self.idle_seconds)} s.")
+            place = f"opening:{uuid.uuid4()}"
+            self._sessions[place] = _Session(access.key_id or "", access.owner, self._clock(), in_flight=1)
+            return place, None
 
-    def opened(self, session_id: str, access: Access) -> None:
+    def settle(self, place: str, session_id: str | None) -> None:
+        """The server has answered: the place becomes the session it opened, or is given back."""
         with self._lock:
-            self._sessions[session_id] = _Session(access.key_id or "", access.owner, self._clock())
+            held = self._sessions.pop(place, None)
+            if held is not None and session_id:
+                held.in_flight, held.last_seen = 0, self._clock()
+                self._sessions[session_id] = held
+
+    def holder(self, session_id: str) -> str | None:
+        """The key id that opened this session, or None when it is not (or no longer) counted."""
+        with self._lock:
+            held = self._sessions.get(session_id)
+            return None if held is None else held.key_id
 
     def begin(self, session_id: str) -> None:
         with self._lock:
@@ -77,7 +106,8 @@ class OpenSessions:
 
 
 class SessionCaps:
-    """ASGI middleware: refuse a new session past `per_key` open ones of the key or `per_person` of its person."""
+    """ASGI middleware: refuse a new session past `per_key` open ones of the key or `per_person` of its person,
+    and a request in a session that another key opened."""
 
     def __init__(self, app: ASGIApp, sessions: OpenSessions, per_key: int, per_person: int, path: str = "/mcp") -> None:
         self.app = app
@@ -93,13 +123,20 @@ class SessionCaps:
             return
         session_id = dict(scope["headers"]).get(SESSION_HEADER, b"").decode("latin-1")
         if session_id:
-            await self._within_session(session_id, scope, receive, send)
+            await self._within_session(access, session_id, scope, receive, send)
         elif scope["method"] == "POST":
             await self._opening(access, scope, receive, send)
         else:
             await self.app(scope, receive, send)
 
-    async def _within_session(self, session_id: str, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _within_session(self, access: Access, session_id: str, scope: Scope, receive: Receive,
+                              send: Send) -> None:
+        holder = self.sessions.holder(session_id)
+        if holder is not None and holder != (access.key_id or ""):
+            # a session belongs to the key that opened it: another key may neither use it nor end it
+            await _refuse(send, "This MCP session was opened with another access key. Open a session of your "
+                                "own: send initialize without an mcp-session-id header.", status=403)
+            return
         status = 0
 
         async def watch(message: Message) -> None:
@@ -116,30 +153,23 @@ class SessionCaps:
             self.sessions.end(session_id, closed=ended)
 
     async def _opening(self, access: Access, scope: Scope, receive: Receive, send: Send) -> None:
-        by_key, by_person = self.sessions.counts(access)
-        refusal = None
-        if by_key >= self.per_key:
-            refusal = (f"This access key already holds {by_key} open MCP sessions, the most one key may hold "
-                       f"(SUBTEXT_MCP_SESSIONS_PER_KEY). Close sessions the client no longer uses (HTTP DELETE "
-                       f"with their mcp-session-id), or wait: an idle session closes after "
-                       f"{int(self.sessions.idle_seconds)} s.")
-        elif by_person >= self.per_person:
-            refusal = (f"This person's keys already hold {by_person} open MCP sessions, the most one person may "
-                       f"hold (SUBTEXT_MCP_SESSIONS_PER_PERSON). Close sessions no client uses (HTTP DELETE with "
-                       f"their mcp-session-id), or wait: an idle session closes after "
-                       f"{int(self.sessions.idle_seconds)} s.")
-        if refusal is not None:
-            await _refuse(send, refusal)
+        place, refusal = self.sessions.reserve(access, self.per_key, self.per_person)
+        if place is None:
+            await _refuse(send, refusal or "")
             return
+        opened: str | None = None
 
         async def record(message: Message) -> None:
+            nonlocal opened
             if message["type"] == "http.response.start" and 200 <= message["status"] < 300:
-                opened = dict(message.get("headers", [])).get(SESSION_HEADER)
-                if opened:
-                    self.sessions.opened(opened.decode("latin-1"), access)
+                header = dict(message.get("headers", [])).get(SESSION_HEADER)
+                opened = header.decode("latin-1") if header else None
             await send(message)
 
-        await self.app(scope, receive, record)
+        try:
+            await self.app(scope, receive, record)
+        finally:
+            self.sessions.settle(place, opened)
 
 
 def _caller(scope: Scope) -> Access | None:
@@ -158,8 +188,8 @@ def session_middleware(settings: Settings) -> list:
                        per_person=settings.mcp_sessions_per_person)]
 
 
-async def _refuse(send: Send, message: str) -> None:
+async def _refuse(send: Send, message: str, status: int = 429) -> None:
     body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32000, "message": message}}).encode()
-    await send({"type": "http.response.start", "status": 429,
+    await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})

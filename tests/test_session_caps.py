@@ -61,3 +61,37 @@ def test_a_request_within_an_open_session_is_never_refused_by_the_cap(graph, cap
                          headers={**HEADERS, "Authorization": f"Bearer {capped.key}", "mcp-session-id": session,
                                   "mcp-protocol-version": INITIALIZE["params"]["protocolVersion"]})
         assert ping.status_code == 200, ping.text
+
+
+def test_a_session_being_opened_holds_its_place_until_the_server_answers():
+    # Two requests racing for a key's last place: the second is refused while the first is still
+    # being answered, and gets the place once the first opens no session after all.
+    from graph_schema.access import Access
+    from mcp_server.session_caps import OpenSessions
+
+    sessions = OpenSessions(idle_seconds=60)
+    access = Access(owner="o", key_id="k")
+    first, _ = sessions.reserve(access, per_key=1, per_person=5)
+    second, refusal = sessions.reserve(access, per_key=1, per_person=5)
+    assert first is not None and second is None and "already holds 1 open MCP sessions" in (refusal or "")
+    sessions.settle(first, None)  # the server answered with an error: no session
+    third, _ = sessions.reserve(access, per_key=1, per_person=5)
+    assert third is not None
+    sessions.settle(third, "session-1")
+    assert sessions.holder("session-1") == "k"
+    assert sessions.reserve(access, per_key=1, per_person=5)[0] is None
+
+
+def test_a_session_answers_only_the_key_that_opened_it(graph, capped):
+    stranger = make_key(graph, "another client")
+    with httpx.Client(base_url=capped.base, timeout=60) as http:
+        session = _open(http, capped.key).headers["mcp-session-id"]
+        foreign = {**HEADERS, "Authorization": f"Bearer {stranger}", "mcp-session-id": session,
+                   "mcp-protocol-version": INITIALIZE["params"]["protocolVersion"]}
+        used = http.post("/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "ping"}, headers=foreign)
+        assert used.status_code == 403
+        assert "opened with another access key" in used.json()["error"]["message"]
+        # nor may it end the session, so the opener's count stays honest
+        assert http.delete("/mcp", headers=foreign).status_code == 403
+        own = {**foreign, "Authorization": f"Bearer {capped.key}"}
+        assert http.post("/mcp", json={"jsonrpc": "2.0", "id": 3, "method": "ping"}, headers=own).status_code == 200
