@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 import zipfile
+from xml.etree import ElementTree
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -185,24 +186,49 @@ ZIP_FORMATS = ("docx", "pptx")
 def unpacked_size_problem(path: Path, fmt: str, limit: int, markup_limit: int) -> str | None:
     """docx and pptx are zip archives. One that would unpack to more than `limit` bytes (a zip
     bomb) is refused before any parser opens it; Python's zipfile never inflates a member past
-    its declared size, so the declared sizes are a safe bound. So is one whose XML parts (the text
-    and its markup, not the pictures) pass `markup_limit`: the parser reads all of it, slowly and
-    in memory, though chunks past SUBTEXT_MAX_CHUNKS_PER_DOCUMENT would be dropped anyway."""
+    its declared size, so the declared sizes are a safe bound. So is one whose markup parts (the
+    text and its markup, not the pictures) pass `markup_limit`: the parser reads all of it, slowly
+    and in memory, though chunks past SUBTEXT_MAX_CHUNKS_PER_DOCUMENT would be dropped anyway."""
     try:
         with zipfile.ZipFile(path) as archive:
             members = archive.infolist()
-    except (zipfile.BadZipFile, EOFError, ValueError):
+            unpacked = sum(member.file_size for member in members)
+            if unpacked > limit:
+                return (f"it would unpack to {unpacked:,} bytes, over the {limit:,} allowed "
+                        "(SUBTEXT_MAX_UNPACKED_BYTES): a damaged file or a zip bomb")
+            markup = sum(member.file_size for member in _markup_members(archive, members, markup_limit))
+    except (zipfile.BadZipFile, EOFError, ValueError, ElementTree.ParseError):
         return f"it is not a {fmt} file (a {fmt} is a zip archive, and this one is not or is damaged)"
-    unpacked = sum(member.file_size for member in members)
-    if unpacked > limit:
-        return (f"it would unpack to {unpacked:,} bytes, over the {limit:,} allowed "
-                "(SUBTEXT_MAX_UNPACKED_BYTES): a damaged file or a zip bomb")
-    markup = sum(member.file_size for member in members if member.filename.lower().endswith((".xml", ".rels")))
     if markup > markup_limit:
         return (f"its text and markup would unpack to {markup:,} bytes, over the {markup_limit:,} read "
                 "(SUBTEXT_MAX_UNPACKED_MARKUP_BYTES); a document that long would be cut at "
                 "SUBTEXT_MAX_CHUNKS_PER_DOCUMENT anyway. Split it into smaller documents, or raise the setting")
     return None
+
+
+_CONTENT_TYPES = "[Content_Types].xml"
+_OPC = "{http://schemas.openxmlformats.org/package/2006/content-types}"
+
+
+def _markup_members(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo],
+                    markup_limit: int) -> list[zipfile.ZipInfo]:
+    """The parts the parser reads as XML. The package's own [Content_Types].xml says what each part
+    is (by its name, else by its extension), and the parser goes by it, not by the file name: a
+    text part renamed 'x.png' is still read. A part with no declared type is never read (the
+    parser cannot tell what it is), so it counts only towards SUBTEXT_MAX_UNPACKED_BYTES."""
+    types = next((m for m in members if m.filename == _CONTENT_TYPES), None)
+    if types is None or types.file_size > markup_limit:
+        return members
+    root = ElementTree.fromstring(archive.read(types))
+    by_extension = {e.get("Extension", "").lower(): e.get("ContentType", "") for e in root.iter(f"{_OPC}Default")}
+    by_part = {e.get("PartName", "").lower(): e.get("ContentType", "") for e in root.iter(f"{_OPC}Override")}
+
+    def is_markup(member: zipfile.ZipInfo) -> bool:
+        name = member.filename.lower()
+        content_type = by_part.get("/" + name) or by_extension.get(name.rsplit(".", 1)[-1] if "." in name else "")
+        return content_type is not None and content_type.endswith("xml")
+
+    return [m for m in members if not m.is_dir() and is_markup(m)]
 
 
 def pdf_problem(data: bytes) -> str | None:

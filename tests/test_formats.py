@@ -61,6 +61,27 @@ def test_pptx_html_and_eml_are_ingested(graph):
     assert "Lindqvist" not in exported and "var ignored" not in exported
 
 
+def _renamed_part(path, into, part: str, renamed: str):
+    """A copy of a docx whose `part` is stored as `renamed`, with the package's content types and
+    relationships pointing at the new name (as a crafted file would)."""
+    import zipfile
+
+    folder, name = part.rsplit("/", 1)
+    new_folder, new_name = renamed.rsplit("/", 1)
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(into, "w", zipfile.ZIP_DEFLATED) as target:
+        for member in source.infolist():
+            data = source.read(member)
+            filename = member.filename
+            if filename == part:
+                filename = renamed
+            elif filename == f"{folder}/_rels/{name}.rels":
+                filename = f"{new_folder}/_rels/{new_name}.rels"
+            if filename.endswith((".rels", ".xml")):
+                data = data.replace(part.encode(), renamed.encode())
+            target.writestr(filename, data)
+    return into
+
+
 def _docx(path, paragraphs: int, picture_bytes: int = 0):
     """A real docx of `paragraphs` paragraphs, and a picture part of `picture_bytes` if asked."""
     import zipfile
@@ -71,9 +92,15 @@ def _docx(path, paragraphs: int, picture_bytes: int = 0):
     for n in range(paragraphs):
         document.add_paragraph(f"Paragraph {n}: Marta Kowalski reviewed the berth schedule with the Gdansk team.")
     document.save(str(path))
-    if picture_bytes:
-        with zipfile.ZipFile(path, "a", compression=zipfile.ZIP_DEFLATED) as archive:
-            archive.writestr("word/media/image1.png", b"\0" * picture_bytes)
+    if picture_bytes:  # stored as Word stores one: the package declares what a .png part is
+        with zipfile.ZipFile(path) as source:
+            parts = {m.filename: source.read(m) for m in source.infolist()}
+        parts["[Content_Types].xml"] = parts["[Content_Types].xml"].replace(
+            b"<Default ", b'<Default Extension="png" ContentType="image/png"/><Default ', 1)
+        parts["word/media/image1.png"] = b"\0" * picture_bytes
+        with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for name, data in parts.items():
+                archive.writestr(name, data)
     return path
 
 
@@ -91,6 +118,12 @@ def test_a_docx_whose_markup_passes_the_limit_is_refused_before_parsing_and_pict
         pictured = parse_document(_docx(tmp_path / "pictured.docx", 20, picture_bytes=5_000_000), "pictured.docx", "s",
                                   get_settings())
         assert pictured.failure is None and "Marta Kowalski" in pictured.text
+        # the parser goes by the package's declared content types, not by file names: a text part
+        # renamed to look like a picture still counts as text
+        disguised = _renamed_part(_docx(tmp_path / "plain.docx", 8_000), tmp_path / "disguised.docx",
+                                  "word/document.xml", "word/image9.png")
+        refused = parse_document(disguised, "disguised.docx", "s", get_settings())
+        assert refused.failure and "SUBTEXT_MAX_UNPACKED_MARKUP_BYTES" in refused.failure
     finally:
         monkeypatch.delenv("SUBTEXT_MAX_UNPACKED_MARKUP_BYTES")
         reset_settings()
