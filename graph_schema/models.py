@@ -371,6 +371,7 @@ class KnownPage(Model):
     kind: PageKind
     name_keys: list[str] = Field(default_factory=list)
     kind_by_hand: bool = False  # the person set its kind (`subtext pages kind`): no run changes it
+    kind_by_rule: bool = False  # a rule read its kind in some document (an attendee list): no guess
 
 
 ResolvedDocument.model_rebuild()

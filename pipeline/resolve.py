@@ -567,7 +567,8 @@ def _name_part_merges(entity: DocumentEntity, slug: str, pages: PageIndex) -> li
 def _fold_guessed_person(entity: DocumentEntity, slug: str, pages: PageIndex) -> list[PageMerge]:
     """An earlier note's person page for one word ('Kestrel'), where this note reads the word as a
     project, a firm or a tool: the earlier reading was the news model's guess at a code name, when
-    the word is no given name and no person of the graph has it in their name."""
+    the word is no given name and no person of the graph has it in their name. A person a rule
+    read (an attendee list) was no guess, and stays."""
     key = normalise_name(entity.name)
     if entity.kind not in (PageKind.ORGANISATION, PageKind.TOOL, PageKind.PROJECT) or len(key.split()) != 1 \
             or names.is_given_name(key) or pages.by_surname.get(key):
@@ -576,7 +577,7 @@ def _fold_guessed_person(entity: DocumentEntity, slug: str, pages: PageIndex) ->
     if len(guesses) != 1 or slug not in pages.pages:
         return []
     guess = pages.pages[guesses[0]]
-    if guess.kind_by_hand or normalise_name(guess.title) != key or _titled_surname(guess):
+    if guess.kind_by_hand or guess.kind_by_rule or normalise_name(guess.title) != key or _titled_surname(guess):
         return []
     pages.fold(guess.slug, slug)
     return [PageMerge(from_slug=guess.slug, into_slug=slug,
@@ -692,7 +693,8 @@ def resolve_documents(
                 slug = unique_slug(slugify(entity.name), taken)
                 taken.add(slug)
                 resolution = resolution.model_copy(update={"slug": slug})
-                pages.add(KnownPage(slug=slug, title=entity.name, kind=entity.kind, name_keys=_page_keys(entity)))
+                pages.add(KnownPage(slug=slug, title=entity.name, kind=entity.kind, name_keys=_page_keys(entity),
+                                    kind_by_rule=entity.kind_certain))
             # Review pairs found for this entity name its page now that it has a slug.
             for pair in review[pending:]:
                 pair.slug = resolution.slug

@@ -138,3 +138,15 @@ def test_a_code_name_one_note_read_as_a_person_is_the_project_later_notes_name(g
     assert project.kind.value == "project"
     texts = " ".join(f.text for f in project.facts)
     assert "connection offer" in texts and "project budget" in texts and "Kestrel layers" in texts
+
+
+def test_a_person_an_attendee_list_names_is_not_folded_into_a_later_reading_of_the_word(graph):
+    # The attendee list says Mendel is a person: that was no guess. A later note's 'the Mendel
+    # contract' (read as a firm) does not make the person's page a firm's.
+    notes = [("1-standup.md", "Attendees: Mendel, Ravi Shah\n\nMendel will send the tender pack to Pennine on Friday.\n"),
+             ("2-contract.md", "Ravi reviewed the Mendel contract with Pennine. The Mendel contract renewal is due in March.\n")]
+    for name, text in notes:
+        ingest_paths([write(graph["upload"], name, text)])
+    person = page(graph, "mendel")
+    assert person is not None and person.kind.value == "person"
+    assert any("tender pack" in f.text for f in person.facts)
