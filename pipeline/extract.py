@@ -132,8 +132,17 @@ def _line_parts(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return parts
 
 
-# A stance adjective before a name or alone: 'pro-Beijing', 'anti-Trump', 'non-NATO'.
-_STANCE = re.compile(r"(?:pro|anti|non)-\S+(?:\s+|$)", re.IGNORECASE)
+# A stance adjective before a name or alone: 'pro-Beijing', 'anti-Trump', 'non-NATO'. Written with a
+# capital ('Pro-Beijing camp' opening a sentence, 'Anti-Defamation League') it is one only where the
+# document also writes it in lower case: otherwise it is the first word of a name.
+_STANCE = re.compile(r"(?P<prefix>pro|anti|non)-(?P<rest>\S+)(?:\s+|$)", re.IGNORECASE)
+
+
+def _is_stance(text: str, match: re.Match) -> bool:
+    prefix = match.group("prefix")
+    if prefix.islower():
+        return True
+    return re.search(rf"(?<![\w-]){prefix.lower()}-{re.escape(match.group('rest'))}", text) is not None
 
 
 def clean_mention(text: str, start: int, end: int) -> tuple[str, int, int] | None:
@@ -152,7 +161,7 @@ def clean_mention(text: str, start: int, end: int) -> tuple[str, int, int] | Non
             end -= len(suffix)
             surface = text[start:end]
     stance = _STANCE.match(surface)
-    if stance:  # 'pro-Beijing DAB' names the DAB; 'pro-Beijing' alone names nothing
+    if stance and _is_stance(text, stance):  # 'pro-Beijing DAB' names the DAB; 'pro-Beijing' alone names nothing
         start += stance.end()
         surface = text[start:end]
     if (

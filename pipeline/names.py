@@ -683,14 +683,17 @@ def given_names_before(surface: str, part: tuple[int, int]) -> bool:
 def with_given_names_before(surface: str, part: tuple[int, int]) -> tuple[int, int]:
     """A person's known surname in a headline span with the given names and initials written right
     before it: 'ELIZABETH B. PRELOGAR' of 'ELIZABETH B. PRELOGAR ON BEHALF' when the prose says
-    'Prelogar'. Unchanged when no given name stands there ('Jury Finds Miller')."""
+    'Prelogar'. Unchanged when no given name stands there ('Jury Finds Miller'), or only a word that is
+    also a function word ('COURT MAY WARREN')."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
     words = [(m.start(), m.group()) for m in re.finditer(r"\S+", surface[: part[0]])]
     start, given = part[0], False
     for offset, word in reversed(words):
         bare = word.rstrip(".").lower()
         if len(bare) == 1 and bare.isalpha():
             start = offset  # an initial
-        elif is_given_name(bare):
+        elif is_given_name(bare) and bare not in STOP_WORDS:  # capitals hide whether 'MAY' is a name or a verb
             start, given = offset, True
         else:
             break

@@ -257,10 +257,29 @@ def test_a_peers_title_after_a_comma_is_the_same_person():
     assert len([e for e in extracted.entities if e.kind is PageKind.PERSON and e.name != "Goode"]) == 1, _names(extracted)
 
 
+def test_a_long_blank_after_a_name_is_read_in_linear_time():
+    import time
+
+    from pipeline.also_known_as import alias_pairs
+
+    started = time.perf_counter()
+    alias_pairs("Alice" + " " * 200_000 + "x", [(0, 5)])
+    assert time.perf_counter() - started < 1.0  # quadratic backtracking took minutes here
+
+
 @pytest.mark.parametrize(("text", "found", "pairs"), [
-    ("Theodorus of Tabennese (c. 314 – 368), also known as Abba Theodorus and Theodore, was a monk.",
-     ["Theodorus of Tabennese", "Abba Theodorus", "Theodore"],
-     {("Theodorus of Tabennese", "Abba Theodorus"), ("Theodorus of Tabennese", "Theodore")}),
+    ("Theodorus of Tabennese (c. 314 – 368), also known as Abba Theodorus, was a monk.",
+     ["Theodorus of Tabennese", "Abba Theodorus"], {("Theodorus of Tabennese", "Abba Theodorus")}),
+    # a list after the other name is not his: only the first name joins
+    ("Robert Smith, known as Bob and Alice Jones founded the firm.", ["Robert Smith", "Bob", "Alice Jones"],
+     {("Robert Smith", "Bob")}),
+    # one person giving another a nickname; a list of peers; a title inside another clause
+    ("Donald Trump nicknamed Ron DeSantis 'Ron DeSanctimonious'.", ["Donald Trump", "Ron DeSantis"], set()),
+    ("Queen Elizabeth, the Duke of Edinburgh and the Earl of Wessex attended.",
+     ["Queen Elizabeth", "Duke", "Edinburgh", "Earl", "Wessex"], set()),
+    ("Prince Andrew, Duke of York and Earl of Inverness, came.", ["Prince Andrew", "Duke", "York", "Earl", "Inverness"],
+     set()),
+    ("Smith, the Duke of Wellington's aide, met Jones.", ["Smith", "Duke", "Wellington", "Jones"], set()),
     ("Project Halyard (a.k.a. Billing Two) ships in May.", ["Project Halyard", "Billing Two", "May"],
      {("Project Halyard", "Billing Two")}),
     ("Mary Smith (née Jones) joined.", ["Mary Smith", "Jones"], {("Mary Smith", "Jones")}),
@@ -303,12 +322,31 @@ def test_a_capitals_heading_keeps_the_given_names_before_the_surname_the_prose_u
     assert "ELIZABETH" not in {e.name for e in extracted.entities}
 
 
+@pytest.mark.parametrize("surface, part, kept", [
+    ("GEN. ELIZABETH B. PRELOGAR", (18, 26), "ELIZABETH B. PRELOGAR"),
+    ("WHY THE COURT MAY WARREN", (18, 24), "WARREN"),  # 'MAY' is a verb as often as a name
+    ("THE SENATE WILL GRANT", (16, 21), "GRANT"),
+])
+def test_only_given_names_that_are_no_function_words_join_a_capitals_surname(surface, part, kept):
+    from pipeline.names import with_given_names_before
+
+    start, end = with_given_names_before(surface, part)
+    assert surface[start:end] == kept
+
+
 def test_a_stance_adjective_is_no_name_and_no_part_of_one():
     extracted = _extract("The pro-Beijing camp won 40 seats. The Pro-Beijing New People Party lost one, and "
                          "anti-Beijing groups protested. Regina Ip of the New People Party conceded.")
     surfaces = {m.surface for e in extracted.entities for m in e.mentions}
     assert not any(s.lower().startswith(("pro-", "anti-")) for s in surfaces), surfaces
     assert "New People Party" in surfaces
+
+
+def test_a_capitalised_anti_that_the_document_never_writes_as_a_stance_is_part_of_the_name():
+    extracted = _extract("The Anti-Defamation League criticised the remarks on Monday. The National Football League "
+                         "said it would review them.")
+    names = {e.name for e in extracted.entities}
+    assert "Anti-Defamation League" in names and "National Football League" in names, names
 
 
 def test_a_relative_named_in_a_title_case_line_is_not_cut_to_the_surname():
