@@ -39,6 +39,11 @@ NO_NEW_PROJECT = (
     "The key {name!r} is limited to the focus area {area}, so it cannot start a new project (a new "
     "focus area). Record the text with slug set to a page inside {area}; it is filed there."
 )
+NO_NEW_PROJECT_ME = (
+    "The key {name!r} is limited to the person's own page and what is around it, so it cannot start a new "
+    "project (a new focus area). Record the text with slug set to 'you' or a page the key can see, or ask "
+    "the person to use a key with the full graph."
+)
 NO_FOCUS_AREA = (
     "The key {name!r} is limited to focus areas that no longer exist, so nothing can be filed "
     "through it. Ask the person for a new key (`subtext keys create NAME --scope focus:SLUG`)."
@@ -76,8 +81,12 @@ def _folder_of(slug: str, title: str, keys: list[str]) -> str:
 
 
 def refuse_new_project(access: Access) -> None:
+    """A limited key starts no project: a new one would lie outside what it sees, and naming one that
+    exists would file the text under an area it may not see (and tell it the area exists)."""
     if access.scope.kind is ScopeKind.FOCUS:
         raise AccessRefused(NO_NEW_PROJECT.format(name=access.key_name, area=_area_name(access)))
+    if access.scope.kind is ScopeKind.ME:
+        raise AccessRefused(NO_NEW_PROJECT_ME.format(name=access.key_name))
 
 
 def check_submission_in_scope(

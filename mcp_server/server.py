@@ -225,8 +225,9 @@ def build_server(service: GraphService | None = None, *, stdio: bool = False) ->
         overwrites a page and cannot delete a fact by leaving it out. Pass exactly one of slug or
         new_project. Use it without asking when the user settles something durable, never for
         passing chatter, then say plainly what was recorded (the answer lists what changed). Through a
-        key limited to a focus area, the text is filed under that area, new_project is refused, and
-        text about anything outside the area is refused as a whole (nothing is written)."""
+        key limited to a focus area, the text is filed under that area, new_project is refused (through
+        any limited key), and text about anything outside the key's scope is refused as a whole
+        (nothing is written)."""
         return _call("edit_page_body", lambda a: service.edit_page_body(a, body, slug, new_project))
 
     @mcp.tool(title="Rename page", annotations=WRITE)

@@ -114,3 +114,21 @@ def test_focus_key_upload_about_a_hidden_page_is_refused_and_not_saved(two_areas
     after = sorted(p.relative_to(g["upload"]).as_posix() for p in g["upload"].rglob("*") if p.is_file())
     assert after == before  # nothing saved, so the sensor has nothing to ingest
     assert _page(g, "lucia-ferreira").facts_total == lucia_before
+
+
+async def test_a_me_key_cannot_file_text_under_a_focus_area_it_cannot_see(two_areas, served):
+    # The probe of issue 16, item 2: new_project naming a hidden focus area came back "updated" and
+    # filed the text there. A key that sees only the person starts no project, hidden or new, and the
+    # refusal is the same for both, so it tells nothing of which exist.
+    g = two_areas
+    orchard_facts = _page(g, "orchard").facts_total
+    key = make_key(g, "my assistant", scope="me")
+    async with Client(served.mcp(key)) as client:
+        hidden = await _answer(client, "edit_page_body", {"body": "I want to try a new irrigation plan.",
+                                                           "new_project": "Orchard"})
+        unknown = await _answer(client, "edit_page_body", {"body": "I want to try a new irrigation plan.",
+                                                            "new_project": "Quince"})
+    assert "cannot start a new project" in hidden, hidden
+    assert hidden.replace("Orchard", "NAME") == unknown.replace("Quince", "NAME"), (hidden, unknown)
+    assert _page(g, "orchard").facts_total == orchard_facts
+    assert _page(g, "quince") is None
