@@ -14,10 +14,16 @@ folders that become focus areas, until it holds `--pages` pages:
   numpy/, scipy/  their documentation and release notes (contributor lists name many people)
 
 Later runs reuse the graph (owner `bench-latency`). Then it starts `subtext serve`, creates a
-read-only key and calls each tool `--calls` times with varied arguments, after a warm-up (the
-client speaks the initialize-handshake protocol that Claude and Cursor use today), and
-prints p50 and p95 per tool next to two floors measured in the same run: an MCP `ping` (the
-transport and auth round trip with no work) and a raw Bolt read of one page (the database).
+key and calls each tool `--calls` times per row after a warm-up (the client speaks the
+initialize-handshake protocol that Claude and Cursor use today), and prints p50 and p95 per row
+next to two floors measured in the same run: an MCP `ping` (the transport and auth round trip
+with no work) and a raw Bolt read of one page (the database).
+
+Pages, queries and compile targets are drawn at random from the whole graph. A cold row asks
+what no earlier call asked (the brief right after a write, a new query, a new target or intent);
+a '(repeat)' or '(cached)' row asks one thing again, so the two kinds of answer are never mixed.
+The key can write: before each call of 'brief (after a write)' it links two random pages, which
+moves the graph version (that row's only write; the bench owner's graph only).
 """
 
 from __future__ import annotations
@@ -47,7 +53,8 @@ SDISTS = {"django": ("django", "5.2.8", ("docs/",), (".txt",)),
           "sqlalchemy": ("sqlalchemy", "2.0.44", ("doc/build/",), (".rst",)),
           "numpy": ("numpy", "2.3.5", ("doc/",), (".rst",)),
           "scipy": ("scipy", "1.16.3", ("doc/",), (".rst",))}
-TARGETS_MS = {"brief": 10, "get_page": 20, "search": 50, "compile deep": 500}
+TARGETS_MS = {"brief (after a write)": 300, "get_page": 20, "search (new query)": 50, "scope (thing)": 50,
+              "traverse": 30, "compile deep (new target)": 500, "graph_snapshot": 200}
 MIN_WORDS = 150
 
 
@@ -165,7 +172,45 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
+def sample_pages(owner: str, count: int, seed: int = 7) -> tuple[list[dict], list[str]]:
+    """`count` pages drawn at random from the whole graph (not a capped snapshot), and every focus area."""
+    from graph_schema import db
+    from graph_schema.queries.documents import known_pages
+    from graph_schema.settings import get_settings
+    from pipeline.resources import shared_driver
+
+    pages = db.read(shared_driver(get_settings().bolt_uri), known_pages, owner)
+    things = [{"slug": p.slug, "title": p.title} for p in pages if p.kind.value not in ("focus", "you")]
+    areas = sorted(p.slug for p in pages if p.kind.value == "focus")
+    return random.Random(seed).sample(things, min(len(things), count)), areas
+
+
+class Rows:
+    """Timed rows of one run: each row's calls, in milliseconds."""
+
+    def __init__(self, client) -> None:
+        self.client = client
+        self.timings: dict[str, list[float]] = {}
+
+    async def call(self, name: str, args: dict):
+        return await (self.client.ping() if name == "ping" else self.client.call_tool(name, args))
+
+    async def time(self, row: str, calls: list[tuple[str, dict]], before=None) -> None:
+        """Time each call (and only it: `before(i)` runs first, untimed, e.g. a write)."""
+        samples = []
+        for i, (name, args) in enumerate(calls):
+            if before is not None:
+                await before(i)
+            started = time.perf_counter()
+            await self.call(name, args)
+            samples.append((time.perf_counter() - started) * 1000)
+        self.timings[row] = samples
+
+
 async def measure(url: str, key: str, owner: str, calls: int) -> dict[str, list[float]]:
+    """Cold rows ask what no earlier call asked (a page, query, target or intent not seen before, the
+    brief right after a write); cached rows repeat one call. Pages and queries are drawn from the
+    whole graph."""
     from fastmcp import Client
     from fastmcp.client.transports import StreamableHttpTransport
 
@@ -175,53 +220,61 @@ async def measure(url: str, key: str, owner: str, calls: int) -> dict[str, list[
     from pipeline.resources import shared_driver
 
     driver = shared_driver(get_settings().bolt_uri)
-    rng = random.Random(7)
+    warm = 3
+    # fresh pages for every cold row: no row reuses another's pages, so nothing it asks was asked before
+    pool, areas = sample_pages(owner, warm + 10 * calls)
+    fresh = iter(pool)
+
+    def take(n: int) -> list[dict]:
+        return [next(fresh) for _ in range(n)]
+
     async with Client(StreamableHttpTransport(url, auth=key), mode="legacy") as client:
-        snapshot = (await client.call_tool("graph_snapshot", {})).structured_content
-        things = [p for p in snapshot["pages"] if p["kind"] not in ("focus", "you")]
-        areas = [p["slug"] for p in snapshot["pages"] if p["kind"] == "focus"]
-        slugs = [p["slug"] for p in rng.sample(things, min(len(things), calls))]
-        queries = [p["title"] + " decision" for p in rng.sample(things, min(len(things), calls))]
+        rows = Rows(client)
+        for page in take(warm):  # models loaded, connections open, as an assistant finds the server
+            await rows.call("get_page", {"slug": page["slug"]})
+            await rows.call("search", {"query": page["title"] + " decision"})
+        await rows.time("ping", [("ping", {})] * calls)
 
-        def args_for(tool: str, i: int) -> tuple[str, dict]:
-            slug, area = slugs[i % len(slugs)], areas[i % len(areas)]
-            return {
-                "ping": ("ping", {}),
-                "brief": ("brief", {}),
-                "get_page": ("get_page", {"slug": slug}),
-                "search": ("search", {"query": queries[i % len(queries)]}),
-                "scope (focus)": ("scope", {"target": area}),
-                "scope (thing)": ("scope", {"target": slug}),
-                "compile shallow": ("compile", {"intent": "status update", "target": area}),
-                "compile medium": ("compile", {"intent": "status update", "target": area, "depth": "medium"}),
-                "compile deep": ("compile", {"intent": f"status update {i}", "target": area, "depth": "deep"}),
-                "compile deep (re-shape)": ("compile", {"intent": "status update", "target": area, "depth": "deep",
-                                                        "shape": ["narrative", "structured", "summary"][i % 3]}),
-                "traverse": ("traverse", {"from_slug": slug}),
-                "graph_snapshot": ("graph_snapshot", {}),
-            }[tool]
+        await rows.call("brief", {})
+        await rows.time("brief (cached)", [("brief", {})] * calls)
+        pairs = take(2 * calls)
 
-        timings: dict[str, list[float]] = {}
-        tools = ["ping", "brief", "get_page", "search", "scope (focus)", "scope (thing)", "compile shallow",
-                 "compile medium", "compile deep", "compile deep (re-shape)", "traverse", "graph_snapshot"]
-        for tool in tools:
-            for i in range(3):  # warm-up: models loaded, caches as an assistant would find them
-                name, args = args_for(tool, i)
-                await (client.ping() if name == "ping" else client.call_tool(name, args))
-            samples = []
-            for i in range(calls):
-                name, args = args_for(tool, i)
-                started = time.perf_counter()
-                await (client.ping() if name == "ping" else client.call_tool(name, args))
-                samples.append((time.perf_counter() - started) * 1000)
-            timings[tool] = samples
+        async def write(i: int) -> None:  # a new link moves the graph version: the brief is rebuilt
+            await rows.call("link_pages", {"from_slug": pairs[2 * i]["slug"], "to_slug": pairs[2 * i + 1]["slug"]})
+
+        await rows.time("brief (after a write)", [("brief", {})] * calls, before=write)
+
+        pages = take(calls)
+        await rows.time("get_page", [("get_page", {"slug": p["slug"]}) for p in pages])
+        await rows.time("get_page (repeat)", [("get_page", {"slug": pages[0]["slug"]})] * calls)
+        await rows.time("search (new query)", [("search", {"query": p["title"] + " decision"}) for p in take(calls)])
+        repeat = {"query": pages[0]["title"] + " decision"}
+        await rows.call("search", repeat)
+        await rows.time("search (repeat)", [("search", repeat)] * calls)
+        await rows.time("scope (focus)", [("scope", {"target": areas[i % len(areas)]}) for i in range(calls)])
+        await rows.time("scope (thing)", [("scope", {"target": p["slug"]}) for p in take(calls)])
+        for depth in ("shallow", "medium", "deep"):
+            await rows.time(f"compile {depth} (new target)",
+                            [("compile", {"intent": "status update", "target": p["slug"], "depth": depth})
+                             for p in take(calls)])
+        await rows.time("compile deep (focus, new intent)",
+                        [("compile", {"intent": f"status update {i}", "target": areas[i % len(areas)],
+                                      "depth": "deep"}) for i in range(calls)])
+        cached = {"intent": "status update", "target": areas[0], "depth": "deep"}
+        await rows.call("compile", cached)
+        await rows.time("compile deep (repeat)", [("compile", cached)] * calls)
+        await rows.time("compile deep (re-shape)",
+                        [("compile", {**cached, "shape": ["narrative", "structured", "summary"][i % 3]})
+                         for i in range(calls)])
+        await rows.time("traverse", [("traverse", {"from_slug": p["slug"]}) for p in take(calls)])
+        await rows.time("graph_snapshot", [("graph_snapshot", {})] * calls)
         raw = []
-        for i in range(calls):
+        for page in pages:
             started = time.perf_counter()
-            db.read(driver, get_page, owner, slugs[i % len(slugs)], 200)
+            db.read(driver, get_page, owner, page["slug"], 200)
             raw.append((time.perf_counter() - started) * 1000)
-        timings["raw Bolt get_page query"] = raw
-    return timings
+        rows.timings["raw Bolt get_page query"] = raw
+    return rows.timings
 
 
 def main() -> None:
@@ -252,8 +305,9 @@ def main() -> None:
     from knowledge.keys import create_key
     from pipeline.resources import shared_driver
 
+    # a write key: the 'brief (after a write)' row links two pages before each brief (the bench graph only)
     key = create_key(shared_driver(get_settings().bolt_uri), args.owner, "latency bench", KeyScope(),
-                     can_write=False, full_context=True).secret
+                     can_write=True, full_context=True).secret
     port = _free_port()
     server = start_server(port)
     try:
@@ -262,12 +316,13 @@ def main() -> None:
         server.terminate()
         server.wait(timeout=20)
 
-    print(f"\nGraph: {pages:,} pages (owner {args.owner}); {args.calls} calls per tool after 3 warm-up calls; "
-          "Streamable HTTP on 127.0.0.1 with a Bearer key.\n")
-    print(f"{'call':<26}{'p50 ms':>9}{'p95 ms':>9}{'target p50':>12}")
+    print(f"\nGraph: {pages:,} pages (owner {args.owner}); {args.calls} calls per row, pages drawn at random "
+          "from the whole graph; Streamable HTTP on 127.0.0.1 with a Bearer key. Cold rows ask what was not "
+          "asked before; '(repeat)' and '(cached)' rows ask one thing again.\n")
+    print(f"{'call':<34}{'p50 ms':>9}{'p95 ms':>9}{'target p50':>12}")
     for tool, samples in timings.items():
         target = TARGETS_MS.get(tool)
-        print(f"{tool:<26}{statistics.median(samples):>9.1f}{percentile(samples, 0.95):>9.1f}"
+        print(f"{tool:<34}{statistics.median(samples):>9.1f}{percentile(samples, 0.95):>9.1f}"
               f"{(f'≤ {target}' if target else ''):>12}")
     floor = statistics.median(timings["ping"])
     print(f"\nMCP round-trip floor (ping) p50 {floor:.1f} ms; "
