@@ -8,11 +8,14 @@ so pages and queries are embedded by the same model the index was built for.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from functools import lru_cache
 
 from graph_schema.settings import get_settings
 
 _lock = threading.Lock()
+_remembered: OrderedDict[str, list[float]] = OrderedDict()
+_remembered_lock = threading.Lock()
 
 
 @lru_cache(maxsize=1)
@@ -39,3 +42,21 @@ def embed_texts(texts: list[str]) -> list[list[float]]:
 
 def embed_text(text: str) -> list[float]:
     return embed_texts([text])[0]
+
+
+def embed_texts_remembered(texts: list[str]) -> list[list[float]]:
+    """embed_texts for sentences read again and again (the facts the brief compares after every
+    write): a text embedded before in this process is not embedded again. The same vectors as
+    embed_texts; at most `embed_remembered_max_texts` are kept, least recently used dropped first."""
+    with _remembered_lock:
+        known = {t: _remembered[t] for t in texts if t in _remembered}
+        for text in known:
+            _remembered.move_to_end(text)
+    missing = list(dict.fromkeys(t for t in texts if t not in known))
+    fresh = dict(zip(missing, embed_texts(missing), strict=True))
+    if fresh:
+        with _remembered_lock:
+            _remembered.update(fresh)
+            while len(_remembered) > max(0, get_settings().embed_remembered_max_texts):
+                _remembered.popitem(last=False)
+    return [known.get(t) or fresh[t] for t in texts]

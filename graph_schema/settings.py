@@ -72,6 +72,7 @@ class Settings(BaseSettings):
     embed_max_tokens: int = Field(default=128, description="Texts are cut to this many tokens before embedding (MiniLM allows 256; half is ~2x faster).")
     entity_context_chars: int = Field(default=300, description="How much of an entity's sentences is embedded to tell it apart from namesakes.")
     embedding_dimensions: int = 384
+    embed_remembered_max_texts: int = Field(default=20_000, description="Sentences the brief and compile compare by meaning are embedded once per process: this many vectors (~1.5 KB each) are kept, least recently used dropped first.")
 
     # --- typing: which kind a name is (pipeline/kind_model.py, pipeline/tool_candidates.py) ---
     kind_candidate_max_words: int = Field(default=4, description="Longest run of capitalised words spaCy left untagged that is tried as one name.")
