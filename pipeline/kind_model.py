@@ -362,6 +362,8 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
             kind = None  # '# Vendor sync': an everyday word capitalised by its place, no one's name
         elif _opening_word_read_as_person(text, entity) and chances["other"] >= settings.kind_not_a_page_probability:
             kind = None  # 'Hire.', 'Strong.' opening a debrief's lines: no one's name
+        elif _capitalised_only_by_its_place(text, entity) and chances["other"] >= settings.kind_not_a_page_probability:
+            kind = None  # 'Cutover was 16 Nov.' where the notes speak of 'the cutover checklist', and the classifier agrees
         elif (by_rule := bool(_PROJECT_NAME.search(entity.name)) or listed_as_a_project(text, entity)) or is_project_name(
                 text, entity):
             # 'Project Lantern' and a projects field are rules, like a header's field: other notes follow them;
@@ -650,6 +652,26 @@ def _opening_word_read_as_person(text: str, entity: DocumentEntity) -> bool:
     capitalised = [m for m in entity.mentions if m.surface[:1].isupper()]  # 'Lean hire.' is the word itself
     return (bool(capitalised) and (is_common_word(entity.name) or _plural_of_a_word(entity.name))
             and not is_given_name(entity.name.lower()) and all(_opens_a_sentence(text, m.start) for m in capitalised))
+
+
+def _capitalised_only_by_its_place(text: str, entity: DocumentEntity) -> bool:
+    """One word, capitalised only where a sentence, a line or a table cell opens ('Cutover was 16
+    Nov.', '| Export study |'), that the same document also writes in lower case as a word of its
+    own ('the cutover checklist'): a common noun, whatever the model read it as. A name is
+    capitalised wherever it stands. Only the news model's person and firm readings: what it or the
+    tool finder read as software ('Excel', 'kafka') is left to the classifier, software known by
+    name too, and a given name ('Rose', 'Will') to the person rules."""
+    word = entity.name.lower()
+    if entity.kind_certain or entity.candidate or entity.kind is PageKind.TOOL or len(word.split()) != 1 or not word.isalpha() or is_given_name(word) \
+            or is_known_name(entity.name) or is_known_name(word):
+        return False
+    capitalised = [m for m in entity.mentions if m.surface[:1].isupper()]
+    if not capitalised or any(m.surface[1:] != m.surface[1:].lower() for m in capitalised):
+        return False
+    if not all(_opens_a_sentence(text, m.start) or text[max(0, m.start - 2):m.start].rstrip(" \t").endswith("|")
+               for m in capitalised):
+        return False
+    return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text) is not None
 
 
 def _plural_of_a_word(name: str) -> bool:

@@ -204,6 +204,10 @@ def test_one_name_gets_one_kind_across_the_notes_of_a_batch():
      "- D2: phase 2 deferred until phase 1 signs off.\n\n"
      "The fund is paid per MW installed, spend grew 61% YoY, and the connection moves to Q3 2029 (ref CO-4471).\n",
      {"AMBER", "GREEN", "RAG", "MW", "YoY", "Q3", "CO-4471", "R7", "D2", "Update", "Separate"}),
+    # seen on fresh notes 4: 'Cutover' opening a sentence was a firm, where the retro speaks of the cutover
+    ("# Retro\n\nNadia Osei moved the warehouse to the new system. Cutover was 16 Nov.\n\n"
+     "- The cutover checklist gave every step an owner.\n- Pickers saw the new screens four days before cutover.\n",
+     {"Cutover", "cutover"}),
 ])
 def test_heading_words_field_keys_and_places_are_no_pages(tmp_path, text, not_pages):
     """Seen failing before: 'Roadmap' and 'Customer' were people, 'Attendees' an organisation, 'Rotterdam' a person."""
