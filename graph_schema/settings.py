@@ -167,8 +167,8 @@ class Settings(BaseSettings):
     get_page_max_facts: int = 200
     status_problems_shown: int = Field(default=20, description="`subtext status` lists at most this many failed or truncated documents per person.")
     status_runs_shown: int = Field(default=5, description="`subtext status` lists this many of the latest Dagster runs.")
-    snapshot_max_pages: int = Field(default=500, description="graph_snapshot lists at most this many pages, then says how many more exist.")
-    snapshot_max_links: int = Field(default=2_000, description="graph_snapshot lists at most this many links, then says how many more exist.")
+    snapshot_max_pages: int = Field(default=500, description="graph_snapshot answers in parts of this many pages; next_cursor reads the next part.")
+    snapshot_max_links: int = Field(default=2_000, description="graph_snapshot lists at most this many of the links that start at one part's pages, then says so.")
     traverse_max_limit: int = 200
     chars_per_token: float = Field(default=4.0, description="Rough size of a token, for scope's estimates.")
     deep_compile_token_budget: int = Field(default=12_000, description="scope calls a deep compile sensible up to this size; every compile is packed into it.")

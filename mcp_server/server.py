@@ -191,11 +191,15 @@ def build_server(service: GraphService | None = None, *, stdio: bool = False) ->
         return _call("compile", lambda a: service.compile(a, intent, target, depth, shape, freshness))
 
     @mcp.tool(title="Graph snapshot", annotations=READ_ONLY)
-    def graph_snapshot() -> Snapshot:
+    def graph_snapshot(
+        cursor: Annotated[str | None, Field(description="The next_cursor of the previous answer, for the next "
+                                                        "part; omit it for the first part.")] = None,
+    ) -> Snapshot:
         """Every visible page's slug, title and kind and every link between them, without page
-        bodies, for orientation. On large graphs the lists are capped and `more` says how many
-        exist; use search, scope or traverse for the rest."""
-        return _call("graph_snapshot", service.graph_snapshot)
+        bodies, for orientation. A large graph comes in parts: `next_cursor` is set while more pages
+        follow (pass it back as cursor) and `more` says how many there are; each part lists the links
+        that start at its pages. Often search, scope or traverse reach what you need sooner."""
+        return _call("graph_snapshot", lambda a: service.graph_snapshot(a, cursor))
 
     @mcp.tool(title="Traverse", annotations=READ_ONLY)
     def traverse(

@@ -7,6 +7,8 @@ outside the scope behaves exactly as if it did not exist.
 
 from __future__ import annotations
 
+import base64
+import json
 import logging
 import threading
 from collections import OrderedDict
@@ -62,6 +64,7 @@ class Snapshot(BaseModel):
     total_pages: int
     total_links: int
     more: str | None = None
+    next_cursor: str | None = None  # pass it back as `cursor` for the next pages; None: this was the last part
 
 
 class TraverseStep(PageRef):
@@ -105,6 +108,22 @@ class EditAnswer(BaseModel):
 def _fenced(brief: BriefView) -> BriefView:
     """The brief as a tool answers it: its text marked as document text (graph_schema.document_text)."""
     return brief.model_copy(update={"text": fence(brief.text)})
+
+
+def _snapshot_cursor(position: list[str]) -> str:
+    """An opaque cursor for the snapshot part after `position` ([kind, title, slug] of a page)."""
+    return base64.urlsafe_b64encode(json.dumps(position).encode()).decode().rstrip("=")
+
+
+def _snapshot_position(cursor: str) -> list[str]:
+    try:
+        position = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except (ValueError, UnicodeDecodeError):
+        position = None
+    if not (isinstance(position, list) and len(position) == 3 and all(isinstance(p, str) for p in position)):
+        raise InvalidRequest("cursor is not one that graph_snapshot gave; pass the next_cursor of its last answer, "
+                             "or call graph_snapshot without a cursor to start from the first part.")
+    return position
 
 
 class GraphService:
@@ -257,22 +276,27 @@ class GraphService:
             raise PageNotFound(slug)
         return refs[0]
 
-    def graph_snapshot(self, access: Access) -> Snapshot:
+    def graph_snapshot(self, access: Access, cursor: str | None = None) -> Snapshot:
         s = self.settings
+        after = _snapshot_position(cursor) if cursor else None
         data = db.read(self.driver(), navigation.snapshot, access.owner, s.snapshot_max_pages, s.snapshot_max_links,
-                       self.visible(access), access.areas)
-        more = None
-        if data["total_pages"] > len(data["pages"]) or data["total_links"] > len(data["links"]):
-            more = (
-                f"Showing {len(data['pages'])} of {data['total_pages']} pages and {len(data['links'])} of "
-                f"{data['total_links']} links. Use search, scope or traverse to reach the rest."
-            )
+                       self.visible(access), access.areas, after)
+        next_cursor = _snapshot_cursor(data["next"]) if data["next"] else None
+        notes = []
+        if next_cursor or cursor:
+            notes.append(f"This part lists {len(data['pages'])} of {data['total_pages']} pages, with the links that "
+                         "start at them." + (" Call graph_snapshot with cursor set to next_cursor for the next part."
+                                             if next_cursor else " It is the last part."))
+        if data["links_cut"]:
+            notes.append(f"Only the first {len(data['links'])} links of these pages are listed; traverse from a page "
+                         "gives all of its links.")
         return Snapshot(
             pages=[PageRef(**p) for p in data["pages"]],
             links=[SnapshotLink(**link) for link in data["links"]],
             total_pages=data["total_pages"],
             total_links=data["total_links"],
-            more=more,
+            more=" ".join(notes) or None,
+            next_cursor=next_cursor,
         )
 
     def traverse(self, access: Access, from_slug: str, edge_type: str, within: str | None, limit: int) -> TraverseAnswer:

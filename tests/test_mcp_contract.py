@@ -191,6 +191,30 @@ async def test_graph_snapshot(server):
     assert snap.total_pages == len(snap.pages) and snap.total_links == len(snap.links) and snap.more is None
 
 
+async def test_graph_snapshot_comes_in_parts_that_together_hold_every_page_and_link_once(server, person):
+    whole = conforms(await call(server, "graph_snapshot"), Snapshot)
+    assert whole.next_cursor is None and whole.total_pages > 5
+    service = GraphService(get_settings().model_copy(update={"snapshot_max_pages": 4}))
+    parted = build_server(service, stdio=True)
+    try:
+        parts, cursor = [], None
+        while True:
+            part = conforms(await call(parted, "graph_snapshot", {"cursor": cursor} if cursor else {}), Snapshot)
+            parts.append(part)
+            assert len(part.pages) <= 4 and part.total_pages == whole.total_pages
+            assert part.more and ("next part" in part.more if part.next_cursor else "last part" in part.more)
+            cursor = part.next_cursor
+            if cursor is None:
+                break
+        assert len(parts) == -(-whole.total_pages // 4)
+        assert [p.slug for part in parts for p in part.pages] == [p.slug for p in whole.pages]
+        links = [(link.source, link.type, link.target) for part in parts for link in part.links]
+        assert sorted(links) == sorted((link.source, link.type, link.target) for link in whole.links)
+        assert "without a cursor" in await refusal(parted, "graph_snapshot", {"cursor": "not-a-cursor"})
+    finally:
+        service.close()
+
+
 async def test_traverse(server):
     walk = conforms(await call(server, "traverse", {"from_slug": "daniel-okafor"}), TraverseAnswer)
     assert walk.start.slug == "daniel-okafor" and walk.edge_type == "RELATES_TO" and walk.within is None

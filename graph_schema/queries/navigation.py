@@ -21,19 +21,23 @@ class LinkOutcome(str, Enum):
     MISSING = "missing"  # one of the pages does not exist (any more)
 
 
+# One part of the snapshot: the pages after `$after` ([kind, title, slug] of the last page of the
+# part before, or null for the first) in the snapshot's order.
 SNAPSHOT_PAGES = """
 MATCH (p:Page {owner: $owner})
 WHERE ($visible IS NULL OR p.slug IN $visible)
+  AND ($after IS NULL OR p.kind > $after[0]
+       OR (p.kind = $after[0] AND (p.title > $after[1] OR (p.title = $after[1] AND p.slug > $after[2]))))
 RETURN p.slug AS slug, p.title AS title, p.kind AS kind
 ORDER BY p.kind, p.title, p.slug
 LIMIT $limit
 """
-# Links between the pages the snapshot lists (so no link points at a page it does not show),
-# found from those pages rather than by scanning every link of the graph.
+# The links that start at the pages of one part (each link is in exactly one part; its target may
+# be in another), found from those pages rather than by scanning every link of the graph.
 SNAPSHOT_LINKS = """
 UNWIND $listed AS slug
 MATCH (a:Page {owner: $owner, slug: slug})-[r:RELATES_TO|IN_CONTEXT]->(b:Page {owner: $owner})
-WHERE b.slug IN $listed AND """ + link_in_sight("r") + """
+WHERE ($visible IS NULL OR b.slug IN $visible) AND """ + link_in_sight("r") + """
 RETURN a.slug AS source, type(r) AS type, b.slug AS target
 ORDER BY a.slug, type, b.slug
 LIMIT $limit
@@ -180,16 +184,24 @@ def page_kind(tx: neo4j.ManagedTransaction, owner: str, slug: str, visible: list
 
 def snapshot(
     tx: neo4j.ManagedTransaction, owner: str, max_pages: int, max_links: int, visible: list[str] | None = None,
-    areas: list[str] | None = None,
+    areas: list[str] | None = None, after: list[str] | None = None,
 ) -> dict:
-    pages = [dict(r) for r in tx.run(SNAPSHOT_PAGES, owner=owner, limit=max_pages, visible=visible)]
+    """One part of the snapshot: up to `max_pages` pages after `after`, the links that start at them
+    (up to `max_links`), the totals, and `next` (the `after` of the next part; None at the end)."""
+    pages = [dict(r) for r in tx.run(SNAPSHOT_PAGES, owner=owner, limit=max_pages + 1, visible=visible, after=after)]
+    following = [pages[max_pages - 1][k] for k in ("kind", "title", "slug")] if len(pages) > max_pages else None
+    pages = pages[:max_pages]
     listed = [p["slug"] for p in pages]
-    links = [dict(r) for r in tx.run(SNAPSHOT_LINKS, owner=owner, limit=max_links, listed=listed, areas=areas)]
+    links = [dict(r) for r in tx.run(SNAPSHOT_LINKS, owner=owner, limit=max_links + 1, listed=listed,
+                                     visible=visible, areas=areas)]
+    links_cut = len(links) > max_links
+    links = links[:max_links]
     if visible is None:
         totals = tx.run(SNAPSHOT_TOTALS_ALL, owner=owner).single()
     else:
         totals = tx.run(SNAPSHOT_TOTALS, owner=owner, visible=visible, areas=areas).single()
-    return {"pages": pages, "links": links, "total_pages": totals["pages"], "total_links": totals["links"]}
+    return {"pages": pages, "links": links, "total_pages": totals["pages"], "total_links": totals["links"],
+            "next": following, "links_cut": links_cut}
 
 
 def traverse(
