@@ -69,6 +69,14 @@ _DUE = re.compile(
     r"|\bin\s+(?:a|one|two|three|four|five|six|\d+)\s+(?:days?|weeks?|months?)\b",
     re.IGNORECASE,
 )
+# When a task is to happen, where no due word says it: 'Hana to call Aarav tomorrow', 'I'll send the
+# diagram on Monday'. Read for actions only: 'the board met on Monday' is no task.
+_PLANNED = re.compile(
+    rf"\bon\s+(?:the\s+)?{_DATE}\b"
+    rf"|\b(?:the\s+)?(?:end|close)\s+of\s+(?:the\s+)?(?:next\s+|this\s+)?{_PERIOD}\b"
+    r"|\b(?:tomorrow|tonight|today|(?:this|next)\s+week)\b",
+    re.IGNORECASE,
+)
 # A due date alone says when something happened ("released before May 2019"); with one of these
 # words it says when something is to be done.
 _OBLIGATION = re.compile(
@@ -232,6 +240,12 @@ def reports_done(text: str) -> bool:
 def due_date(text: str) -> str | None:
     """'before Friday', 'by the end of March': the first due date the sentence states."""
     match = _DUE.search(text)
+    return " ".join(match.group(0).split()) if match else None
+
+
+def planned_date(text: str) -> str | None:
+    """'on Monday', 'tomorrow': when a task is to happen, where the sentence gives no due date."""
+    match = _PLANNED.search(text)
     return " ".join(match.group(0).split()) if match else None
 
 
@@ -523,7 +537,8 @@ def type_facts(
             kind = FactKind.ACTION if typing.due and _OBLIGATION.search(sentence) else FactKind.STATEMENT
             if kind is FactKind.STATEMENT and not named and not typing.done:
                 continue
-        typed.append(fact.model_copy(update={"kind": kind, "owner": owner, "due": typing.due, "done": typing.done,
+        due = typing.due or (planned_date(sentence) if kind is FactKind.ACTION else None)
+        typed.append(fact.model_copy(update={"kind": kind, "owner": owner, "due": due, "done": typing.done,
                                              "entities": _with_its_owner(fact.entities, owner, entities)}))
     return sorted(typed, key=lambda f: f.start)
 

@@ -24,7 +24,8 @@ from graph_schema.kinds import FactKind
 from graph_schema.models import CandidateFact, DocumentEntity
 from graph_schema.settings import get_settings
 from pipeline.stated_dates import (
-    CALENDAR_DATE, DATE_FIELDS, date_at, dated_headings, file_name_date, opening_date, parse_calendar_date, resolve_due,
+    CALENDAR_DATE, DATE_FIELDS, date_at, dated_headings, file_name_date, nearest_calendar_date, opening_date,
+    parse_calendar_date, resolve_due,
 )
 
 _FIELD_LINE = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9 _-]{0,30}?)[ \t]*:(?:[ \t]+(?P<value>\S.*?))?\s*$")
@@ -207,12 +208,13 @@ def _names_of(indexes: list[int], entities: list[DocumentEntity]) -> str:
 
 def decision_date(sentence: str, due: str | None, base: datetime) -> date | None:
     """The calendar date a decision's own sentence gives ('approved on 12 March'), not its due date
-    ('agreed to ship by 14 April'); a date without a year is the latest such day up to `base`."""
+    ('agreed to ship by 14 April') nor a date it plans for ('approved, starts 2 Nov'): a date without
+    a year is read as the such day nearest to `base`, and one after `base` is still to come."""
     for match in CALENDAR_DATE.finditer(sentence):
         if due and match.group(0) in due:
             continue
-        found = parse_calendar_date(match.group(0), base)
-        if found:
+        found = nearest_calendar_date(match.group(0), base)
+        if found and found <= base.date():
             return found
     return None
 

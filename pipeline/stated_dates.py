@@ -35,7 +35,7 @@ _UNDERLINE = re.compile(r"^([=\-~^*])\1{2,}$")
 _HEADING_MAX_WORDS = 12
 _END_OF = re.compile(r"^(?:the\s+)?(?:end|close)\s+of\s+(?:the\s+)?(?P<what>.+)$", re.IGNORECASE)
 _DUE_WORDS = re.compile(
-    r"^(?:by|before|due(?:\s+(?:on|by))?|until|no\s+later\s+than|ahead\s+of|deadline(?:\s+is)?:?)\s+",
+    r"^(?:by|before|due(?:\s+(?:on|by))?|until|no\s+later\s+than|ahead\s+of|deadline(?:\s+is)?:?|on(?:\s+the)?)\s+",
     re.IGNORECASE,
 )
 _WITHIN = re.compile(r"^(?:within|in)\s+", re.IGNORECASE)
@@ -56,6 +56,18 @@ def parse_calendar_date(phrase: str, base: datetime) -> date | None:
     if not CALENDAR_DATE.search(phrase):
         return None
     return _parse(phrase, base, "past")
+
+
+def nearest_calendar_date(phrase: str, base: datetime) -> date | None:
+    """An explicit date as written; a date without a year is the such day nearest to `base` (in notes
+    of 20 October 2026, "starts 2 Nov" is 2 November 2026 and "from 11 Jan" in notes of 1 December is
+    next January): what a sentence says happens or happened around the day it was written."""
+    if not CALENDAR_DATE.search(phrase):
+        return None
+    before, after = _parse(phrase, base, "past"), _parse(phrase, base, "future")
+    if before is None or after is None:
+        return before or after
+    return min((before, after), key=lambda when: abs((when - base.date()).days))
 
 
 def first_calendar_date(text: str, base: datetime) -> date | None:

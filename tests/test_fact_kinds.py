@@ -136,6 +136,38 @@ def test_a_decision_is_dated_by_the_date_its_own_sentence_gives():
     assert dated[sentences[2]].stated_on == date(2026, 3, 20)
 
 
+def test_a_date_a_decision_plans_for_is_not_when_it_was_taken():
+    # seen failing: "starts 2 Nov" in notes of 20 October 2026 dated the decision 2 November 2025
+    from datetime import date, datetime
+
+    from graph_schema.models import CandidateFact
+    from pipeline.header_facts import dated_facts
+
+    text = ("# Steering minutes\n\nDate: 20 October 2026\n\nD1: Tidepool approved, 6 wks, starts 2 Nov.\n"
+            "Rollout on the urban routes from 11 Jan (board approved 16 Oct).\n")
+    sentences = ["D1: Tidepool approved, 6 wks, starts 2 Nov.", "Rollout on the urban routes from 11 Jan (board approved 16 Oct)."]
+    facts = [CandidateFact(text=s, start=text.index(s), end=text.index(s) + len(s), entities=[], kind=D) for s in sentences]
+    dated = {f.text: f.stated_on for f in dated_facts(text, "Steering minutes", facts, [], datetime(2026, 12, 5))}
+    assert dated == {sentences[0]: date(2026, 10, 20), sentences[1]: date(2026, 10, 16)}
+
+
+def test_a_task_is_due_when_its_sentence_says_it_happens():
+    # seen failing: 'tomorrow' and 'on Monday' gave tasks no due date
+    from datetime import date
+
+    text = ("# Hiring debrief\n\nDate: 14 September 2026\n\nHana Ito to call Aarav Mehta tomorrow.\n\n"
+            "Ivo Petrov will send the offer letter on Monday.\n\nAarav Mehta met the panel on Monday.\n\n"
+            "Lea Brandt to move the notes into Airtable, end of next week.\n")
+    parsed = ParsedDocument(source_id="s", key="notes.md", text=text, chunks=chunk_text(text, 1500))
+    facts = {f.text: f for f in extract_documents([parsed])[0].facts}
+    assert (facts["Hana Ito to call Aarav Mehta tomorrow."].kind, facts["Hana Ito to call Aarav Mehta tomorrow."].due_on) == (
+        A, date(2026, 9, 15))
+    assert facts["Ivo Petrov will send the offer letter on Monday."].due_on == date(2026, 9, 21)
+    assert facts["Lea Brandt to move the notes into Airtable, end of next week."].due_on == date(2026, 9, 25)
+    met = facts.get("Aarav Mehta met the panel on Monday.")
+    assert met is None or (met.kind is not A and met.due is None)  # what happened is no task
+
+
 @pytest.mark.parametrize(
     ("sentence", "kind"),
     [
