@@ -194,6 +194,11 @@ def stated_part(text: str) -> str:
 
 
 _DECIDER = re.compile(rf"{_CLAUSE}{_SUBJECT}\s+(?:(?:has|have|had|finally|formally|then|also|all)\s+)*(?:{_DECISION_WORDS})\b")
+# Someone named confirms a plan or a choice: 'Alicia Romero confirmed the pilot starts on 3 November',
+# 'Data lead: Hunter (confirmed by Faisal Al-Harbi on 12 Nov)'. A confirmation by a thing ('the tests
+# confirmed the bug') or by 'I' ('I confirmed the booking') reports, it settles nothing.
+_CONFIRMED = re.compile(rf"{_CLAUSE}(?P<owner>{_NAME})\s+(?:(?:has|have|had|also|then|now)\s+)*confirmed\b"
+                        rf"|\bconfirmed\s+by\s+(?P<by>{_NAME})")
 _PENDING = re.compile(
     r"\b(?:(?:not|n't|never)\s+(?:yet\s+)?(?:been\s+)?(?:agreed|decided|approved|signed|chosen|settled|finali[sz]ed)"
     r"|(?:to|will|must|should|shall|need\s+to|needs\s+to|has\s+to|have\s+to|yet\s+to|still\s+to|can|could|would)"
@@ -263,6 +268,16 @@ def _owner(match: re.Match | None) -> tuple[str | None, int | None]:
     return owner, match.start("owner")
 
 
+def _confirmer(text: str) -> tuple[str | None, int | None]:
+    """Who confirmed what the sentence says, when someone named did."""
+    for match in _CONFIRMED.finditer(text):
+        group = "owner" if match.group("owner") else "by"
+        name = match.group(group)
+        if name.split()[0].strip("'’").lower() not in _NOT_OWNERS:
+            return name, match.start(group)
+    return None, None
+
+
 def _first_owner(text: str, *patterns: re.Pattern) -> tuple[str | None, int | None]:
     """The first pattern's first match whose subject names someone."""
     for pattern in patterns:
@@ -329,6 +344,9 @@ def _classify(text: str) -> FactTyping:
     if _decides(text):
         owner, at = _first_owner(text, _DECIDER)
         return FactTyping(FactKind.DECISION, owner, at, due)
+    confirmer, at = _confirmer(text)
+    if confirmer:
+        return FactTyping(FactKind.DECISION, confirmer, at, due)
     owner, at = _first_owner(text, _ACTOR_TO, _ACTOR_WILL, _ASKED, _SUBJECT_WILL_LATER)
     if owner or _TODO.search(text):
         return FactTyping(FactKind.ACTION, owner, at, due)

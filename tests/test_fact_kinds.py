@@ -24,6 +24,11 @@ D, A, Q, S = FactKind.DECISION, FactKind.ACTION, FactKind.QUESTION, FactKind.STA
         ("Decision: the mobile app will ship without offline mode.", D, None, None),
         ("The lease was signed and keys arrive next week.", D, None, None),
         ("We agreed to freeze the API by the end of the month.", D, "we", "by the end of the month"),
+        # someone named confirms a plan (seen failing: statements); a thing or 'I' confirming reports only
+        ("Alicia Romero confirmed the Leeds pilot starts on 3 November.", D, "Alicia Romero", None),
+        ("Data lead: Hunter (confirmed by Faisal Al-Harbi on 12 Nov)", D, "Faisal Al-Harbi", None),
+        ("The load tests confirmed the memory leak in the parser.", S, None, None),
+        ("They confirmed that this is no longer supported.", S, None, None),
         # actions: someone who is to act, often by a date
         ("Tomasz will draft the grant application by 12 June.", A, "Tomasz", "by 12 June"),
         ("Action: Leila to book the meeting room before Thursday.", A, "Leila", "before Thursday"),
