@@ -325,8 +325,12 @@ def _closing_reports(material: dict, settings: Settings) -> dict[str, dict]:
 
 
 def _typed_by_kind(focus: dict) -> dict[FactKind, list[dict]]:
-    return {k: [f for f in focus["typed"] if f["kind"] == k.value]
-            for k in (FactKind.DECISION, FactKind.ACTION, FactKind.QUESTION)}
+    """An area's decisions, actions and questions, newest first; an action with a due date comes
+    before one without (what is due is what a reader must not miss)."""
+    typed = {k: [f for f in focus["typed"] if f["kind"] == k.value]
+             for k in (FactKind.DECISION, FactKind.ACTION, FactKind.QUESTION)}
+    typed[FactKind.ACTION].sort(key=lambda f: f.get("due_on") is None)
+    return typed
 
 
 def focus_status(material: dict, settings: Settings) -> FocusStatus | None:

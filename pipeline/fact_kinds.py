@@ -219,6 +219,11 @@ _ACTOR_WILL = re.compile(rf"{_CLAUSE}{_SUBJECTS}(?:\s+|(?=['’]ll)){_MODAL}\s+(
 # "Marta joined the call and will send the notes": the sentence's subject does the later verb.
 _SUBJECT_WILL_LATER = re.compile(rf"^\W*{_SUBJECT}\s[^;:?]*?(?:,\s*|\s)and\s+(?:then\s+)?{_MODAL}\s+\w")
 _ACTOR_TO = re.compile(rf"^\W*{_SUBJECTS}\s+to\s+[a-z]")  # minutes: "Priya to send the deck"
+# Minutes hand work to someone: "Yusuf owns the Corvane negotiation", "Sage handles the contract".
+_HOLDER = re.compile(rf"{_CLAUSE}{_SUBJECT}\s+(?:owns|handles|is\s+handling|picks\s+up|takes\s+over)\s+(?:the|a|an|this|that|our|their|his|her)\b")
+# Work under way toward a date: "we are moving the nightly loads … by end of January", "Moving the
+# staging DB to Postgres 16 this week" (with no date it reports: "we are moving offices").
+_UNDER_WAY = re.compile(rf"{_CLAUSE}(?:(?P<owner>[Ww]e|I)(?:\s+are|\s+am|['’]re|['’]m)\s+(?:now\s+|still\s+)?[a-z]+ing\b|[A-Z][a-z]+ing\s+(?:the|a|an|our|all)\b)")
 _ASKED = re.compile(
     rf"\b(?:asked|told|requested|reminded|invited|tasked)\s+(?P<owner>{_NAME}|us|me)\s+(?:for|to|with)\b"
 )
@@ -347,9 +352,14 @@ def _classify(text: str) -> FactTyping:
     confirmer, at = _confirmer(text)
     if confirmer:
         return FactTyping(FactKind.DECISION, confirmer, at, due)
-    owner, at = _first_owner(text, _ACTOR_TO, _ACTOR_WILL, _ASKED, _SUBJECT_WILL_LATER)
+    owner, at = _first_owner(text, _ACTOR_TO, _ACTOR_WILL, _ASKED, _SUBJECT_WILL_LATER, _HOLDER)
     if owner or _TODO.search(text):
         return FactTyping(FactKind.ACTION, owner, at, due)
+    under_way = _UNDER_WAY.search(text)
+    if under_way and (due or planned_date(text)):
+        owner = under_way.group("owner")
+        return FactTyping(FactKind.ACTION, owner and ("we" if owner.lower() == "we" else "I"),
+                          under_way.start("owner") if owner else None, due)
     if _OPEN.search(text):
         return FactTyping(FactKind.QUESTION, due=due)
     if due and _OBLIGATION.search(text):

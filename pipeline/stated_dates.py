@@ -134,10 +134,12 @@ def resolve_due(due: str, base: date) -> date | None:
             return start + timedelta(days=(_FRIDAY - start.weekday()) % 7)
         if what == "month":
             return base.replace(day=calendar.monthrange(base.year, base.month)[1])  # 'the end of the month'
-        month = _parse(what, when, "current_period") or _parse(what, when, "future")
-        if month is None:
-            return None
-        return month.replace(day=calendar.monthrange(month.year, month.month)[1])
+        for prefer in ("current_period", "future"):  # 'the end of January' in November is next January's
+            month = _parse(what, when, prefer)
+            end_of_month = month and month.replace(day=calendar.monthrange(month.year, month.month)[1])
+            if end_of_month and end_of_month >= base:
+                return end_of_month
+        return None
     resolved = _parse(phrase, when, "future")
     return resolved if resolved is None or resolved >= base else None
 

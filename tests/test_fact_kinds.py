@@ -41,6 +41,12 @@ D, A, Q, S = FactKind.DECISION, FactKind.ACTION, FactKind.QUESTION, FactKind.STA
         ("Anouk and Pieter Smit to write up the venue options.", A, "Anouk", None),
         ("Dmitri, Sora & Wen will review the budget before Friday.", A, "Dmitri", "before Friday"),
         ("TO to open a ticket for the retry storm, by Friday.", A, "TO", "by Friday"),  # initials, not 'to'
+        # minutes hand work to someone, or say what is under way toward a date (seen failing: statements)
+        ("Yusuf Demir owns the Corvane negotiation.", A, "Yusuf Demir", None),
+        ("We are moving the nightly loads off Airflow by the end of January.", A, "we", "by the end of January"),
+        ("Moving the staging database to Postgres 16 this week.", A, None, None),
+        ("We are moving offices.", S, None, None),
+        ("The museum owns a large collection of clocks.", S, None, None),
         ("To close the loop we wrote to the vendor.", S, None, None),
         ("We will publish the survey results due 3 October.", A, "we", "due 3 October"),
         # open questions
