@@ -355,7 +355,8 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
         entity, text = documents[d].entities[e], documents[d].parsed.text
         chances = dict(zip(model.classes, row.tolist(), strict=True))
         chances_of[id(entity)] = chances
-        if (_heading_word_read_as_person(text, entity) or _calendar_word(entity) or names.names_a_document_type(entity.name)
+        if (_heading_word_read_as_person(text, entity) or _heading_phrase_read_as_person(text, entity)
+                or _calendar_word(entity) or names.names_a_document_type(entity.name)
                 or _a_software_parts_generic_name(entity)) or (
                 not entity.kind_certain and is_job_title(entity.name) and _in_apposition_to_a_name(text, entity)
                 and not office_of(entity.name)):  # 'Ops Manager' is a role; an office ('Vice President') may join its holder later
@@ -642,6 +643,24 @@ def _heading_word_read_as_person(text: str, entity: DocumentEntity) -> bool:
     opening with 'Maya' is about Maya, everyday word or not."""
     return (entity.kind is PageKind.PERSON and _opens_its_lines(text, entity) and is_common_word(entity.name)
             and not is_given_name(entity.name.lower()) and all(_in_heading(text, m.start) for m in entity.mentions))
+
+
+_LINE_LABEL = re.compile(r"^[ \t]*(?:[#*>-]+|\d{1,3}[.)])?[ \t]*$")  # '## ', '- ', '9. ' before a line's first word
+
+
+def _heading_phrase_read_as_person(text: str, entity: DocumentEntity) -> bool:
+    """A 'person' of two or more everyday words, none a given name or a title, that only ever
+    opens a line: a section's name ('Reference Implementation' over its underline, '9. Backwards
+    Compatibility -- …' in a list of sections). Once a page, the graph would find it in every
+    later document with such a section. 'Rose Hunter' opens lines with given names."""
+    words = entity.name.split()
+    if (entity.kind is not PageKind.PERSON or entity.kind_certain or not 2 <= len(words) <= 4 or not entity.mentions
+            or _PROJECT_NAME.search(entity.name) or ends_in_organisation_head(words)):
+        return False  # 'Project Lantern', 'Bellhaven Retail' name things the rules below read
+    if not all(w.isalpha() and w[0].isupper() and is_common_word(w) and not is_given_name(w.lower())
+               and not names.is_title_word(w.lower()) for w in words):
+        return False
+    return all(_LINE_LABEL.match(text[text.rfind("\n", 0, m.start) + 1 : m.start]) for m in entity.mentions)
 
 
 def _opening_word_read_as_person(text: str, entity: DocumentEntity) -> bool:

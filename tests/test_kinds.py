@@ -208,6 +208,12 @@ def test_one_name_gets_one_kind_across_the_notes_of_a_batch():
     ("# Retro\n\nNadia Osei moved the warehouse to the new system. Cutover was 16 Nov.\n\n"
      "- The cutover checklist gave every step an owner.\n- Pickers saw the new screens four days before cutover.\n",
      {"Cutover", "cutover"}),
+    # seen on 20 PEPs: the sections 'Reference Implementation' and '4. Backwards Compatibility -- …' were
+    # people, and the graph then found 'Reference Implementation' in eight PEPs
+    ("Sections\n\nNadia Osei wrote this template.\n\n4. Backwards Compatibility -- All PEPs that introduce "
+     "backwards incompatibilities must include a section describing them.\n\n5. Change History -- A list of "
+     "changes.\n\nReference Implementation\n========================\n\nThe code is on GitHub.\n",
+     {"Backwards Compatibility", "Change History", "Reference Implementation"}),
 ])
 def test_heading_words_field_keys_and_places_are_no_pages(tmp_path, text, not_pages):
     """Seen failing before: 'Roadmap' and 'Customer' were people, 'Attendees' an organisation, 'Rotterdam' a person."""
