@@ -406,11 +406,14 @@ def _changed_line(changed: dict | None, closed: list[dict], since: datetime | No
 
 def _what_it_is(focus: dict) -> dict | None:
     """The area's first sentence that names it (its earliest source, in document order), or its first
-    sentence; a header line ('PEP: 817', 'Author: …') or a fragment of code says what a document is
-    filed as or holds, not what the area is."""
+    sentence; a header line ('PEP: 817', 'Author: …'), a fragment of code or a sentence the area's
+    documents share says what a document is filed as or holds, not what the area is."""
     statements = sorted(focus["statements"], key=lambda f: (f["earliest"] or datetime.max, f["position"] or 0))
     sentences = [f for f in statements if _SENTENCE.match(f["text"]) and not _FIELD_LINE.match(f["text"])
                  and not _REFERS_BACK.match(f["text"]) and "`" not in f["text"]]
+    # a sentence several documents share word for word is their template (a licence, a footer,
+    # a signature), not what any of them is about
+    sentences = [f for f in sentences if len(set(f["documents"])) < 2] or sentences
     words = _title_words(focus["title"])
     naming = [f for f in sentences if words & _title_words(f["text"])]
     return (naming or sentences or [None])[0]
