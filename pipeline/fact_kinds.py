@@ -201,7 +201,8 @@ _CONFIRMED = re.compile(rf"{_CLAUSE}(?P<owner>{_NAME})\s+(?:(?:has|have|had|also
                         rf"|\bconfirmed\s+by\s+(?P<by>{_NAME})")
 _PENDING = re.compile(
     r"\b(?:(?:not|n't|never)\s+(?:yet\s+)?(?:been\s+)?(?:agreed|decided|approved|signed|chosen|settled|finali[sz]ed)"
-    r"|(?:to|will|must|should|shall|need\s+to|needs\s+to|has\s+to|have\s+to|yet\s+to|still\s+to|can|could|would)"
+    # a purpose's bare 'to' ('allowing installers to automatically select the variant') leaves nothing open
+    r"|(?:will|must|should|shall|need\s+to|needs\s+to|has\s+to|have\s+to|yet\s+to|still\s+to|is\s+to|are\s+to|can|could|would)"
     r"\s+(?:\w+\s+)?(?:decide|agree|approve|choose|select|sign\s+off|settle)"
     r"|undecided|to\s+be\s+(?:decided|determined|confirmed|agreed|defined|discussed)|tbd|tbc)\b",
     re.IGNORECASE,
@@ -214,6 +215,13 @@ _OPEN = re.compile(
 _MODAL = (r"(?:will|shall|'ll|’ll|is\s+going\s+to|are\s+going\s+to|am\s+going\s+to|is\s+to|are\s+to|needs\s+to|"
           r"need\s+to|has\s+to|have\s+to|must|should|owes?|is\s+responsible\s+for|are\s+responsible\s+for|"
           r"volunteered\s+to|offered\s+to|promised\s+to)")
+# A writer's 'we' steering the reader ('We will use the example of PyTorch', 'we should mention that',
+# 'In section 3 we will discuss …'): how a text goes on, no one's task.
+_WRITERS_WE = re.compile(
+    rf"\b(?:[Ww]e|I)\s+{_MODAL}\s+(?:\w+ly\s+|also\s+|now\s+|first\s+|then\s+)?"
+    r"(?:discuss|describe|show|see|mention|explain|argue|consider|illustrate|refer|define|assume|note|examine|"
+    r"outline|summari[sz]e|focus\s+on|look\s+at|begin\s+with|start\s+with|turn\s+to|use\s+(?:the|an?)\s+example)\b"
+)
 # "should have said" looks back: not something still to do.
 _ACTOR_WILL = re.compile(rf"{_CLAUSE}{_SUBJECTS}(?:\s+|(?=['’]ll)){_MODAL}\s+(?!have\b)\w")
 # "Marta joined the call and will send the notes": the sentence's subject does the later verb.
@@ -353,6 +361,8 @@ def _classify(text: str) -> FactTyping:
     if confirmer:
         return FactTyping(FactKind.DECISION, confirmer, at, due)
     owner, at = _first_owner(text, _ACTOR_TO, _ACTOR_WILL, _ASKED, _SUBJECT_WILL_LATER, _HOLDER)
+    if owner in ("we", "I") and not due and _WRITERS_WE.search(text):  # a deadline makes it a task
+        owner = None
     if owner or _TODO.search(text):
         return FactTyping(FactKind.ACTION, owner, at, due)
     under_way = _UNDER_WAY.search(text)

@@ -46,6 +46,11 @@ D, A, Q, S = FactKind.DECISION, FactKind.ACTION, FactKind.QUESTION, FactKind.STA
         ("We are moving the nightly loads off Airflow by the end of January.", A, "we", "by the end of January"),
         ("Moving the staging database to Postgres 16 this week.", A, None, None),
         ("We are moving offices.", S, None, None),
+        # seen on 20 PEPs: a writer's 'we' steering the reader is no task
+        ("We will use the example of PyTorch, while the problem also applies to other packages.", S, None, None),
+        ("Though, we should mention that the submodule scope should be limited.", S, None, None),
+        ("In the next section we will discuss the alternatives.", S, None, None),
+        ("We will discuss the pricing with Acme by Friday.", A, "we", "by Friday"),
         ("The museum owns a large collection of clocks.", S, None, None),
         ("To close the loop we wrote to the vendor.", S, None, None),
         ("We will publish the survey results due 3 October.", A, "we", "due 3 October"),
@@ -56,6 +61,9 @@ D, A, Q, S = FactKind.DECISION, FactKind.ACTION, FactKind.QUESTION, FactKind.STA
         ("The committee has not yet decided on the venue.", Q, None, None),
         ("We need to decide which payroll provider to keep.", Q, None, None),
         ("Pricing for the second year is TBD.", Q, None, None),
+        # seen on 20 PEPs: a purpose's 'to … select' was an open question
+        ("This extension lets installers automatically select the most appropriate variant.", S, None, None),
+        ("It introduces a mechanism allowing installers to automatically select the best variant.", S, None, None),
         # statements, including sentences that only look like the others
         ("Marisol runs the field office in Valparaiso.", S, None, None),
         ("It will rain most of the week in the valley.", S, None, None),
