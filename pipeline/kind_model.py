@@ -355,12 +355,13 @@ def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]
         entity, text = documents[d].entities[e], documents[d].parsed.text
         chances = dict(zip(model.classes, row.tolist(), strict=True))
         chances_of[id(entity)] = chances
-        if (_heading_word_read_as_person(text, entity) or _heading_phrase_read_as_person(text, entity)
-                or _calendar_word(entity) or names.names_a_document_type(entity.name)
+        if (_heading_word_read_as_person(text, entity) or _calendar_word(entity) or names.names_a_document_type(entity.name)
                 or _a_software_parts_generic_name(entity)) or (
                 not entity.kind_certain and is_job_title(entity.name) and _in_apposition_to_a_name(text, entity)
                 and not office_of(entity.name)):  # 'Ops Manager' is a role; an office ('Vice President') may join its holder later
             kind = None  # '# Vendor sync': an everyday word capitalised by its place, no one's name
+        elif _heading_phrase_read_as_person(text, entity) and max(chances, key=chances.get) != PageKind.TOOL.value:
+            kind = None  # 'Reference Implementation' over its underline; 'Write Javascript' is left to the classifier
         elif _opening_word_read_as_person(text, entity) and chances["other"] >= settings.kind_not_a_page_probability:
             kind = None  # 'Hire.', 'Strong.' opening a debrief's lines: no one's name
         elif _capitalised_only_by_its_place(text, entity) and chances["other"] >= settings.kind_not_a_page_probability:
