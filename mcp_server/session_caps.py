@@ -4,9 +4,10 @@ A client opens a session with its first request and may never close it; the MCP 
 (its memory, its task) until it has been idle for `mcp_session_idle_seconds`. Without a cap, one key
 could open thousands and hold them for half an hour. This ASGI middleware sits behind the access-key
 check: it counts the sessions each key and each person holds, and refuses the request that would
-open one too many with a 429 and a sentence saying what to do. A session counts until the client
-ends it (DELETE), the server answers that it no longer exists (404), or it has been idle as long as
-the SDK allows: whichever comes first.
+open one too many with a 429 and a sentence saying what to do. Only the initialize handshake opens
+a session; a client of the stateless protocol, whose calls carry no session, is never counted. A
+session counts until the client ends it (DELETE), the server answers that it no longer exists
+(404), or it has been idle as long as the SDK allows: whichever comes first.
 """
 
 from __future__ import annotations
@@ -124,10 +125,17 @@ class SessionCaps:
         session_id = dict(scope["headers"]).get(SESSION_HEADER, b"").decode("latin-1")
         if session_id:
             await self._within_session(access, session_id, scope, receive, send)
-        elif scope["method"] == "POST":
-            await self._opening(access, scope, receive, send)
-        else:
+            return
+        if scope["method"] != "POST":
             await self.app(scope, receive, send)
+            return
+        # Only the initialize handshake opens a session. A client of the stateless protocol (no
+        # handshake, no mcp-session-id) sends every call without one: those calls hold no session.
+        body, replay = await _read_body(receive)
+        if _initializes(body):
+            await self._opening(access, scope, replay, send)
+        else:
+            await self.app(scope, replay, send)
 
     async def _within_session(self, access: Access, session_id: str, scope: Scope, receive: Receive,
                               send: Send) -> None:
@@ -170,6 +178,40 @@ class SessionCaps:
             await self.app(scope, receive, record)
         finally:
             self.sessions.settle(place, opened)
+
+
+async def _read_body(receive: Receive) -> tuple[bytes, Receive]:
+    """The request's body, and a `receive` that hands the app the same body, then the client's
+    later messages (a disconnect)."""
+    chunks, more = [], True
+    while more:
+        message = await receive()
+        if message["type"] != "http.request":
+            break  # the client went away before its body arrived
+        chunks.append(message.get("body", b""))
+        more = message.get("more_body", False)
+    body = b"".join(chunks)
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return body, replay
+
+
+def _initializes(body: bytes) -> bool:
+    """Whether a JSON-RPC body (one message or a batch) holds an initialize request. A body that is
+    no JSON is the SDK's to refuse, as the cap has nothing to count."""
+    try:
+        messages = json.loads(body)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return False
+    messages = messages if isinstance(messages, list) else [messages]
+    return any(isinstance(m, dict) and m.get("method") == "initialize" for m in messages)
 
 
 def _caller(scope: Scope) -> Access | None:

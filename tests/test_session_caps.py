@@ -95,3 +95,17 @@ def test_a_session_answers_only_the_key_that_opened_it(graph, capped):
         assert http.delete("/mcp", headers=foreign).status_code == 403
         own = {**foreign, "Authorization": f"Bearer {capped.key}"}
         assert http.post("/mcp", json={"jsonrpc": "2.0", "id": 3, "method": "ping"}, headers=own).status_code == 200
+
+
+async def test_calls_of_a_client_without_sessions_are_never_counted_as_sessions(capped):
+    # seen failing in CI: a client of the stateless protocol sends each call without a session id;
+    # every call in flight took a place, and 6 clients linking pages at once were refused at 16
+    import asyncio
+
+    from fastmcp import Client
+
+    async with Client(capped.mcp()) as client:
+        results = await asyncio.gather(*[client.call_tool("brief", {}) for _ in range(8)])
+    assert len(results) == 8 and all(not r.is_error for r in results)
+    with httpx.Client(base_url=capped.base, timeout=60) as http:  # and the key's two sessions are still free
+        assert [_open(http, capped.key).status_code for _ in range(3)] == [200, 200, 429]
