@@ -215,3 +215,18 @@ def test_notes_at_the_top_of_the_upload_folder_bring_their_decisions_and_tasks_t
     [loose] = [focus for focus in material["focus"] if focus["kind"] == "loose"]
     kinds = [fact["kind"] for fact in loose["typed"]]
     assert kinds.count(FactKind.DECISION.value) == 1 and kinds.count(FactKind.ACTION.value) == 2, loose["typed"]
+
+
+def test_a_licence_line_the_documents_share_makes_no_one_matter(graph):
+    # seen on 20 PEPs: 'CC0-1.0-Universal' of the licence line nine of them end with was among who
+    # matters most, above the people the documents are about
+    footer = "\n\nThis document is released by the Harbour Trust under the Open Harbour Licence.\n"
+    for i, (who, what) in enumerate([("Rose Adeyemi", "the berth schedule"), ("Hunter Okafor", "the crane rota"),
+                                     ("Grace Mwangi", "the tide tables")]):
+        write(graph["upload"], f"note-{i}.md", f"# Note {i}\n\n{who} rewrote {what} for the port.{footer}")
+    assert {o.status for o in ingest_paths([graph["upload"]]).outcomes} == {"ingested"}
+    settings = get_settings()
+    material = graph["db"].read(graph["driver"], brief_material, graph["owner"], settings)
+    top = [page["title"] for page in material["top"]]
+    assert {"Rose Adeyemi", "Hunter Okafor", "Grace Mwangi"} <= set(top), top
+    assert "Harbour Trust" not in top and not [t for t in top if "Licence" in t], top

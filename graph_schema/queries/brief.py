@@ -122,13 +122,17 @@ RETURN null AS slug, null AS title, 'loose' AS kind, members, member_count, sour
        """ + _EACH_KIND_CAPPED + """ AS typed, size(typed) AS typed_total, [] AS statements
 """
 # Who and what matters lately: pages the newest sources mention, by how many of them do, with
-# their newest facts (to say why in a few words).
+# their newest facts (to say why in a few words). A source counts for a page only where a sentence
+# of its own names it: a licence line, a footer or a signature that several documents share word
+# for word (one fact FROM each of them) says nothing about what they are about.
 TOP_PAGES = """
 MATCH (s:Source {owner: $owner, status: 'ingested'})
 WHERE """ + SOURCE_IN_SIGHT + """
 WITH s ORDER BY s.ingested_at DESC LIMIT $recent_sources
 MATCH (s)-[:MENTIONS]->(p:Page)
 WHERE p.kind IN $kinds AND ($visible IS NULL OR p.slug IN $visible)
+  AND EXISTS { MATCH (s)<-[:FROM]-(own:Fact)-[:ABOUT]->(p)
+               WHERE NOT own.retired AND COUNT { (own)-[:FROM]->(:Source) } = 1 }
 WITH p, count(s) AS recent, max(s.ingested_at) AS last_seen
 ORDER BY recent DESC, last_seen DESC, p.fact_count DESC, p.title
 LIMIT $max_pages
