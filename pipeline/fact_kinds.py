@@ -42,6 +42,7 @@ from graph_schema.kinds import FactKind, PageKind
 from graph_schema.models import CandidateFact, DocumentEntity
 from graph_schema.settings import get_settings
 from pipeline.names import is_common_word, is_given_name
+from pipeline.speakers import SPEAKER_LINE
 from pipeline.note_sections import (
     Section, TableRow, action_tables, is_section_heading, item_line_at, kind_at, listed_owner, section_kinds,
     table_header_rows,
@@ -259,6 +260,28 @@ def due_date(text: str) -> str | None:
     """'before Friday', 'by the end of March': the first due date the sentence states."""
     match = _DUE.search(text)
     return " ".join(match.group(0).split()) if match else None
+
+
+# What a speaker says they will do, in minutes' shorthand: 'KM: tune the Datadog monitor …', 'TW: alert
+# routing still points at the old service, will fix'. A clause that opens with a verb of work in the
+# imperative, or with 'will' and no subject, is the speaker's task.
+_SPOKEN_TASK = re.compile(
+    r"(?:^|[,;]\s+)(?:will\s+[a-z]+\b|(?:add|ask|book|call|chase|check|draft|email|follow\s+up|investigate|"
+    r"look\s+into|ping|prepare|reply|revert|schedule|send|set\s+up|share|talk\s+to|tune|update|write)\s+[A-Za-z])"
+)
+
+
+def _speaker(text: str, at: int, entities: list[DocumentEntity]) -> tuple[str | None, int]:
+    """The person whose speaker label opens the line `at` is on ('KM: …', '- **Ada:** …'), and where
+    their words start; (None, at) on a line no label of a person opens."""
+    line_start = text.rfind("\n", 0, at) + 1
+    label = SPEAKER_LINE.match(text, line_start)
+    if label is None:
+        return None, at
+    for entity in entities:
+        if entity.kind is PageKind.PERSON and any(m.start == label.start(1) for m in entity.mentions):
+            return entity.name, label.end() - 1
+    return None, at
 
 
 def planned_date(text: str) -> str | None:
@@ -564,6 +587,12 @@ def type_facts(
             named_so = _person_named(owner, entities)
             if named_so:
                 owner, known = named_so, True  # '[Hunter]' where no mention (or only 'Hunter') was read: Hunter Okafor
+        speaker, words_start = _speaker(text, at, entities)
+        if speaker and owner == "I":
+            owner, known = speaker, True  # 'HI: I'll update the runbook.'
+        elif (speaker and kind is FactKind.STATEMENT and not typing.done
+              and _SPOKEN_TASK.search(text[max(at, words_start):fact.end])):
+            kind, owner, known = FactKind.ACTION, speaker, True
         listed = typing.marked or kind_at(at, sections) is not None  # under a heading that types it
         if owner and not known and typing.from_list and not typing.marked and not _a_name(owner):
             owner = None  # 'Training — start earlier', '… (DPIA)' under 'Actions': a topic or a tag, nobody's name

@@ -51,7 +51,7 @@ _SEPARATORS = re.compile(r",|;|\band\b|&")
 # What ends a name in an attendee list item: "Ada Park (AP) – Greenleaf Retail", "Ada Park, host".
 _ITEM_NAME_END = re.compile(r"\(|,|;|\s[-–—]\s|:")
 # A speaker label opens a line: "AP: …", "- **Ben Ito:** …", "Ada: …" (the label is checked later).
-_SPEAKER = re.compile(
+SPEAKER_LINE = re.compile(
     r"[ \t]*(?:[-*+•>][ \t]+)?(?:\*\*|__)?([A-Z][\w.'’-]*(?:[ \t][A-Z][\w.'’-]*){0,3})(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]+\S"
 )
 _TABLE_SEPARATOR = re.compile(r"^[\s|:-]+$")
@@ -481,7 +481,7 @@ def read_meeting_notes(text: str) -> MeetingNotes:
     lookup = label_lookup(text, people)
     labels: list[SpeakerLabel] = []
     for start, line in lines:
-        match = _SPEAKER.match(line)
+        match = SPEAKER_LINE.match(line)
         if not match or _is_person_field(match.group(1)):
             continue
         found = lookup.get(normalise_name(match.group(1)))

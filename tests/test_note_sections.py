@@ -310,3 +310,18 @@ def test_a_decision_word_in_a_conditions_list_decides_nothing():
     guide = 'Only add this header if the older PEP is in "final" form, i.e. is either Accepted, Final, or Rejected.'
     assert classify_sentence(guide).kind is S
     assert classify_sentence("If it is late, the board rejected it last time.").kind is D
+
+
+def test_what_a_speaker_says_they_will_do_is_their_task():
+    # seen failing on fresh notes 2 (a retro in speaker lines): statements, and 'I' as the owner
+    text = ("# Retro — Sat 12 Sep\n\nPresent: Hana Ito (HI), Rahul Menon (RM), Tomasz Wierzbicki (TW)\n\n"
+            "TW: friday's change lowered memory limits on the ingest deployment.\n"
+            "TW: alert routing still points at the old service, will fix\n"
+            "RM: write the note to Northwind Logistics, cc Grace\n"
+            "HI: I'll update the runbook.\n")
+    facts = _facts(text)
+    assert (_fact(facts, "TW: alert routing").kind, _fact(facts, "TW: alert routing").owner) == (A, "Tomasz Wierzbicki")
+    assert (_fact(facts, "RM: write").kind, _fact(facts, "RM: write").owner) == (A, "Rahul Menon")
+    assert (_fact(facts, "HI: I'll").kind, _fact(facts, "HI: I'll").owner) == (A, "Hana Ito")
+    said = next((f for t, f in facts.items() if t.startswith("TW: friday")), None)
+    assert said is None or said.kind is not A  # what happened is no task
