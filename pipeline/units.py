@@ -37,6 +37,14 @@ _TABLE_BORDER = re.compile(r"[ \t]*=+(?:[ \t]+=+)+[ \t]*$")
 # Full-width sentence ends (Chinese, Japanese): the English sentence splitter reads past them.
 _FULL_WIDTH_END = re.compile(r"[。！？]+")
 _STRAY_OPENING = re.compile(r"[\[(\"'“‘]+")
+# Minutes give several people a task each in one sentence ("Next steps: Sofia will send the list,
+# Grace will check the share, and Priya will send the definitions"; "Hana to call Aarav tomorrow;
+# Nadia to send the comp band today"): where two or more such clauses follow each other, each is a
+# unit, with its own owner and date. One such clause alone ("In May, Smith will retire") stays whole.
+_TASK_CLAUSE = re.compile(
+    r"(?:^|(?<=[:;,] )|(?<=[;,] and ))(?P<actor>[A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?) (?:to|will|shall|must) [a-z]"
+)
+_CLAUSE_TAIL = re.compile(r"[\s,;]*(?:\band)?[\s,;]*$")
 # Markup that opens a unit and is not part of what it says.
 _OPENING_MARKUP = re.compile(r"\s*(?:#{1,6}\s+|(?:[-*+•▪◦]|\d{1,3}[.)])\s+|\|\s*)?")
 
@@ -117,13 +125,24 @@ def split_into_units(text: str, sentences: list[tuple[int, int]], breaks: list[i
             edges.append(breaks[inner])
             inner += 1
         edges.append(end)
+        clauses = _task_clause_starts(text, start, end)
+        edges = sorted({*edges, *clauses})
         for piece_start, piece_end in zip(edges, edges[1:]):
+            if piece_end in clauses:  # 'Sofia will send the list,' without its joining comma and 'and'
+                piece_end = _CLAUSE_TAIL.search(text, piece_start, piece_end).start()
             piece_start = _OPENING_MARKUP.match(text, piece_start, piece_end).end()
             while piece_end > piece_start and text[piece_end - 1].isspace():
                 piece_end -= 1
             if text[piece_start:piece_end].strip(" |#-*=+"):  # a table's border or a heading's underline says nothing
                 units.append((piece_start, piece_end))
     return _join_stray_brackets(text, units)
+
+
+def _task_clause_starts(text: str, start: int, end: int) -> set[int]:
+    """Where the second and later of two or more task clauses of one sentence begin."""
+    sentence = text[start:end]
+    starts = [start + m.start("actor") for m in _TASK_CLAUSE.finditer(sentence)]
+    return set(starts[1:]) if len(starts) >= 2 else set()
 
 
 def _join_stray_brackets(text: str, units: list[tuple[int, int]]) -> list[tuple[int, int]]:

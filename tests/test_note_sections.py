@@ -325,3 +325,20 @@ def test_what_a_speaker_says_they_will_do_is_their_task():
     assert (_fact(facts, "HI: I'll").kind, _fact(facts, "HI: I'll").owner) == (A, "Hana Ito")
     said = next((f for t, f in facts.items() if t.startswith("TW: friday")), None)
     assert said is None or said.kind is not A  # what happened is no task
+
+
+def test_several_peoples_tasks_in_one_sentence_are_a_task_each():
+    # seen failing on fresh notes 2: one fact owned by the first name, the others' tasks and dates lost
+    text = ("# QBR — Mon 14 Sep 2026\n\nNext steps: Sofia Marquez will send the invite list to Calderon, Grace Okafor "
+            "will check the Snowflake share, and Priya Raghavan will send over the metric definitions.\n\n"
+            "Hana Ito to call Aarav Mehta tomorrow; Nadia Petrova to send the comp band today.\n\n"
+            "In May, Sofia Marquez will retire and Grace Okafor will take over.\n")
+    facts = _facts(text)
+    owners = {t: (f.kind, f.owner) for t, f in facts.items()}
+    assert owners["Grace Okafor will check the Snowflake share"] == (A, "Grace Okafor"), owners
+    assert owners["Priya Raghavan will send over the metric definitions."] == (A, "Priya Raghavan")
+    assert _fact(facts, "Next steps: Sofia Marquez").owner == "Sofia Marquez"
+    assert (_fact(facts, "Nadia Petrova to send").owner, _fact(facts, "Nadia Petrova to send").due_on) == (
+        "Nadia Petrova", date(2026, 9, 14))
+    assert _fact(facts, "Hana Ito to call").due_on == date(2026, 9, 15)
+    assert "In May, Sofia Marquez will retire and Grace Okafor will take over." in facts  # one clause of that kind
