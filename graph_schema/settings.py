@@ -160,6 +160,7 @@ class Settings(BaseSettings):
     brief_facts_about_you: int = Field(default=5, description="The brief's 'who you are' reads at most this many facts of the person's own page.")
     brief_statements_per_focus: int = Field(default=20, description="The brief picks the line that says what a focus area is from at most this many of its newest statements: the earliest that names the area, else the earliest sentence.")
     brief_recent_sources: int = Field(default=50, description="'Lately' in the brief: who and what the newest this-many sources mention.")
+    brief_about_min_words: int = Field(default=5, description="The line that says what a focus area is is a sentence of at least this many words ('Ruby.' from a list is none).")
     brief_line_chars: int = Field(default=220, description="A sentence quoted in the brief is cut to this many characters.")
     brief_max_done_reports: int = Field(default=200, description="The brief checks open items against at most this many of the newest reports of work done ('X is done', 'sent the …').")
     closing_min_overlap: int = Field(default=3, description="A report of work done closes an open item when they share this many content words (a page both are about counts as one).")

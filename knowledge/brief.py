@@ -266,7 +266,7 @@ def _candidates(material: dict, settings: Settings) -> list[_Candidate]:
         head = add(_RANK_MORE_ITEMS if loose and folders else _RANK_FOCUS, BriefLine(section="focus", text=heading,
                                           sources=[*([] if loose else [_ref(focus)]), *map(_ref, shown)]),
                    _LOOSE_HEADING if loose else "focus area", area if loose else focus["title"])
-        about = None if loose else _what_it_is(focus)
+        about = None if loose else _what_it_is(focus, settings.brief_about_min_words)
         if about:
             add(_RANK_FIRST_ITEMS, BriefLine(section="about", text=one_line(about["text"], settings.brief_line_chars),
                                              sources=[_ref(p) for p in about["about"]],
@@ -340,7 +340,7 @@ def focus_status(material: dict, settings: Settings) -> FocusStatus | None:
         return None
     focus = material["focus"][0]
     closing = _closing_reports(material, settings)
-    about = _what_it_is(focus)
+    about = _what_it_is(focus, settings.brief_about_min_words)
     status = FocusStatus(source_count=focus["source_count"], last_activity=focus["last_activity"])
     if about:
         status.what_it_is = BriefLine(section="about", text=one_line(about["text"], settings.brief_line_chars),
@@ -404,13 +404,15 @@ def _changed_line(changed: dict | None, closed: list[dict], since: datetime | No
     return BriefLine(section="changed", text="Since the last brief: " + "; ".join(parts) + ".", documents=documents)
 
 
-def _what_it_is(focus: dict) -> dict | None:
+def _what_it_is(focus: dict, min_words: int) -> dict | None:
     """The area's first sentence that names it (its earliest source, in document order), or its first
     sentence; a header line ('PEP: 817', 'Author: …'), a fragment of code or a sentence the area's
-    documents share says what a document is filed as or holds, not what the area is."""
+    documents share says what a document is filed as or holds, not what the area is; nor does a
+    fragment of fewer than `min_words` words."""
     statements = sorted(focus["statements"], key=lambda f: (f["earliest"] or datetime.max, f["position"] or 0))
     sentences = [f for f in statements if _SENTENCE.match(f["text"]) and not _FIELD_LINE.match(f["text"])
-                 and not _REFERS_BACK.match(f["text"]) and "`" not in f["text"]]
+                 and not _REFERS_BACK.match(f["text"]) and "`" not in f["text"]
+                 and len(f["text"].split()) >= min_words]  # 'Ruby.' from a list says nothing of an area
     # a sentence several documents share word for word is their template (a licence, a footer,
     # a signature), not what any of them is about
     sentences = [f for f in sentences if len(set(f["documents"])) < 2] or sentences

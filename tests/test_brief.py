@@ -131,10 +131,10 @@ def test_what_an_area_is_is_never_a_sentence_that_refers_back():
 
     focus = {"title": "releases", "statements": [statement(0, "He's going to use this to build the MacOS versions."),
                                                   statement(1, "Each feature release gets a release manager.")]}
-    assert _what_it_is(focus)["text"] == "Each feature release gets a release manager."
+    assert _what_it_is(focus, 5)["text"] == "Each feature release gets a release manager."
     # found in review: 'This PEP proposes …' is how a document says what it is
     focus["statements"].insert(0, statement(-1, "This PEP proposes a standard format for release notes."))
-    assert _what_it_is(focus)["text"] == "This PEP proposes a standard format for release notes."
+    assert _what_it_is(focus, 5)["text"] == "This PEP proposes a standard format for release notes."
 
 
 def test_what_an_area_is_is_no_code_and_its_title_may_be_a_plural():
@@ -153,16 +153,19 @@ def test_what_an_area_is_is_no_code_and_its_title_may_be_a_plural():
         statement(1, "Thomas likes to stay up late."),
         statement(2, "This PEP describes how bug fix releases are made."),
     ]}
-    assert _what_it_is(focus)["text"] == "This PEP describes how bug fix releases are made."
+    assert _what_it_is(focus, 5)["text"] == "This PEP describes how bug fix releases are made."
     focus["statements"].pop()
-    assert _what_it_is(focus)["text"] == "Thomas likes to stay up late."
+    assert _what_it_is(focus, 5)["text"] == "Thomas likes to stay up late."
     # found in review: 'news' in the singular is 'new', still a word of the title
     focus = {"title": "news", "statements": [statement(0, "Thomas likes to stay up late."),
                                              statement(1, "The news digest goes out every Friday.")]}
-    assert _what_it_is(focus)["text"] == "The news digest goes out every Friday."
+    assert _what_it_is(focus, 5)["text"] == "The news digest goes out every Friday."
     # seen on 20 PEPs: the licence sentence nine of them end with said what the area 'peps' is
     focus = {"title": "peps", "statements": [
         statement(0, "This document is placed in the public domain.", ("pep-0001.rst", "pep-0010.rst")),
         statement(1, "Thomas likes to stay up late.", ("pep-0010.rst",)),
     ]}
-    assert _what_it_is(focus)["text"] == "Thomas likes to stay up late."
+    assert _what_it_is(focus, 5)["text"] == "Thomas likes to stay up late."
+    # seen on 20 PEPs: 'Ruby.', an item of a list of languages, said what the area is
+    focus["statements"].insert(0, statement(-2, "Ruby.", ("pep-0010.rst",)))
+    assert _what_it_is(focus, 5)["text"] == "Thomas likes to stay up late."
