@@ -203,7 +203,8 @@ _CONFIRMED = re.compile(rf"{_CLAUSE}(?P<owner>{_NAME})\s+(?:(?:has|have|had|also
 _PENDING = re.compile(
     r"\b(?:(?:not|n't|never)\s+(?:yet\s+)?(?:been\s+)?(?:agreed|decided|approved|signed|chosen|settled|finali[sz]ed)"
     # a purpose's bare 'to' ('allowing installers to automatically select the variant') leaves nothing open
-    r"|(?:will|must|should|shall|need\s+to|needs\s+to|has\s+to|have\s+to|yet\s+to|still\s+to|is\s+to|are\s+to|can|could|would)"
+    # nor does what something can or would do ('This approach can select the optimal variant')
+    r"|(?:will|must|should|shall|need\s+to|needs\s+to|has\s+to|have\s+to|yet\s+to|still\s+to|is\s+to|are\s+to|could)"
     r"\s+(?:\w+\s+)?(?:decide|agree|approve|choose|select|sign\s+off|settle)"
     r"|undecided|to\s+be\s+(?:decided|determined|confirmed|agreed|defined|discussed)|tbd|tbc)\b",
     re.IGNORECASE,
@@ -216,6 +217,11 @@ _OPEN = re.compile(
 _MODAL = (r"(?:will|shall|'ll|’ll|is\s+going\s+to|are\s+going\s+to|am\s+going\s+to|is\s+to|are\s+to|needs\s+to|"
           r"need\s+to|has\s+to|have\s+to|must|should|owes?|is\s+responsible\s+for|are\s+responsible\s+for|"
           r"volunteered\s+to|offered\s+to|promised\s+to)")
+# Code, not words: '{import_path}(:{object_path})?' ends with a question mark and asks nothing.
+_CODE = re.compile(r"[{}]|\w\(|::|=>|->|==")
+# A recommendation with no date ('we should prefer a compatible interface', 'I should not be too
+# strict'): how the writer thinks things ought to be, no one's task until someone takes it on.
+_OUGHT = re.compile(r"\b(?:[Ww]e|I)\s+should\b")
 # A writer's 'we' steering the reader ('We will use the example of PyTorch', 'we should mention that',
 # 'In section 3 we will discuss …'): how a text goes on, no one's task.
 _WRITERS_WE = re.compile(
@@ -282,6 +288,21 @@ def _speaker(text: str, at: int, entities: list[DocumentEntity]) -> tuple[str | 
         if entity.kind is PageKind.PERSON and any(m.start == label.start(1) for m in entity.mentions):
             return entity.name, label.end() - 1
     return None, at
+
+
+_UNDERLINE = re.compile(r"[ \t]*([=\-~^*#])\1{2,}[ \t]*$")
+
+
+def _heading_line(text: str, at: int) -> bool:
+    """Whether the line at `at` is a heading: Markdown's '#', or a line over an underline."""
+    line_start = text.rfind("\n", 0, at) + 1
+    if text[line_start:at].strip() == "" and text.startswith("#", at):
+        return True
+    line_end = text.find("\n", at)
+    if line_end < 0:
+        return False
+    next_end = text.find("\n", line_end + 1)
+    return bool(_UNDERLINE.match(text[line_end + 1 : next_end if next_end >= 0 else len(text)]))
 
 
 def planned_date(text: str) -> str | None:
@@ -372,7 +393,7 @@ def _classify(text: str) -> FactTyping:
         if kind is FactKind.DECISION and owner and _ACTOR_TO.match(rest):
             kind = FactKind.ACTION  # 'Agreed: Pieter to prepare the letter': a task agreed on
         return FactTyping(kind, owner, None if at is None else at + offset, due)
-    if _ASKS.search(text):
+    if _ASKS.search(text) and not _CODE.search(text):
         return FactTyping(FactKind.QUESTION, due=due)
     text = stated_part(text)  # "Once you've decided…", "you must first decide whether…": no decision, nothing open
     if _PENDING.search(text):
@@ -384,8 +405,8 @@ def _classify(text: str) -> FactTyping:
     if confirmer:
         return FactTyping(FactKind.DECISION, confirmer, at, due)
     owner, at = _first_owner(text, _ACTOR_TO, _ACTOR_WILL, _ASKED, _SUBJECT_WILL_LATER, _HOLDER)
-    if owner in ("we", "I") and not due and _WRITERS_WE.search(text):  # a deadline makes it a task
-        owner = None
+    if owner in ("we", "I") and not due and not planned_date(text) and (_WRITERS_WE.search(text) or _OUGHT.search(text)):
+        owner = None  # a deadline makes it a task
     if owner or _TODO.search(text):
         return FactTyping(FactKind.ACTION, owner, at, due)
     under_way = _UNDER_WAY.search(text)
@@ -587,6 +608,8 @@ def type_facts(
             named_so = _person_named(owner, entities)
             if named_so:
                 owner, known = named_so, True  # '[Hunter]' where no mention (or only 'Hunter') was read: Hunter Okafor
+        if kind is FactKind.ACTION and _heading_line(text, at):
+            kind, owner = FactKind.STATEMENT, None  # 'Public API to query module names' over its underline: a section's name
         speaker, words_start = _speaker(text, at, entities)
         if speaker and owner == "I":
             owner, known = speaker, True  # 'HI: I'll update the runbook.'

@@ -50,6 +50,12 @@ D, A, Q, S = FactKind.DECISION, FactKind.ACTION, FactKind.QUESTION, FactKind.STA
         ("We will use the example of PyTorch, while the problem also applies to other packages.", S, None, None),
         ("Though, we should mention that the submodule scope should be limited.", S, None, None),
         ("In the next section we will discuss the alternatives.", S, None, None),
+        ("We should not be too strict about rejecting useful functionality.", S, None, None),
+        ("When the function exists in gmpy2, we should prefer a compatible interface.", S, None, None),
+        ("We should book the venue by Friday.", A, "we", "by Friday"),
+        # seen on 20 PEPs: code ending in '?' and what a thing can do asked nothing
+        ("{import_path}(:{object_path})?", S, None, None),
+        ("This approach can select the optimal variant automatically, but it breaks caching.", S, None, None),
         ("We will discuss the pricing with Acme by Friday.", A, "we", "by Friday"),
         ("The museum owns a large collection of clocks.", S, None, None),
         ("To close the loop we wrote to the vendor.", S, None, None),
@@ -246,3 +252,15 @@ def test_what_a_tool_should_or_will_do_is_no_ones_task():
     assert (matrix.kind, matrix.owner) == (A, "Ada Park")
     retries = next(f for t, f in facts.items() if "add retries" in t)
     assert retries.kind is A and retries.owner is None  # a task under 'Actions', of no one the line names
+
+
+def test_a_heading_is_no_task():
+    # seen on 20 PEPs: the section 'Public API to query expected standard library module names' was a
+    # task of 'Public API'
+    text = ("Specification\n=============\n\nPublic API to query expected standard library module names\n"
+            "-----------------------------------------------------------\n\nGuido van Rossum wrote the API.\n")
+    parsed = ParsedDocument(source_id="s", key="pep.rst", text=text, chunks=chunk_text(text, 1500))
+    facts = {f.text: f for f in extract_documents([parsed])[0].facts}
+    heading = facts.get("Public API to query expected standard library module names")
+    assert heading is None or heading.kind is S, facts
+
