@@ -18,7 +18,8 @@ _HEADING = re.compile(r"#{1,6}\s")
 _LIST_ITEM = re.compile(r"(?:[-*+•▪◦]|\d{1,3}[.)])\s+")
 _TABLE_ROW = re.compile(r"\|")
 _KEY_VALUE = re.compile(r"[A-Z][\w ./&'-]{0,30}:(?:\s|$)")
-_UNDERLINE = re.compile(r"(?:=+|-+)\s*$")
+# a setext or reStructuredText underline (or overline): '=====', '-----', "", '~~~~', '^^^^'
+_UNDERLINE = re.compile(r"(?:=+|-+|([`:'\"~^_*+#<>])\1{2,})\s*$")
 # An email's greeting or closing line ("Hi Maya,", "Dear Dr. Okafor,", "Best,", "Kind regards,"):
 # a unit of its own that says nothing; the lines after a closing are a signature, each its own unit.
 _SALUTATION = re.compile(
@@ -47,6 +48,11 @@ _TASK_CLAUSE = re.compile(
 _CLAUSE_TAIL = re.compile(r"[\s,;]*(?:\band)?[\s,;]*$")
 # Markup that opens a unit and is not part of what it says.
 _OPENING_MARKUP = re.compile(r"\s*(?:#{1,6}\s+|(?:[-*+•▪◦]|\d{1,3}[.)])\s+|\|\s*)?")
+
+
+def is_underline(line: str) -> bool:
+    """Whether a line underlines (or overlines) a heading."""
+    return bool(line.strip()) and bool(_UNDERLINE.match(line.strip()))
 
 
 def _is_structural(line: str) -> bool:
@@ -133,7 +139,7 @@ def split_into_units(text: str, sentences: list[tuple[int, int]], breaks: list[i
             piece_start = _OPENING_MARKUP.match(text, piece_start, piece_end).end()
             while piece_end > piece_start and text[piece_end - 1].isspace():
                 piece_end -= 1
-            if text[piece_start:piece_end].strip(" |#-*=+"):  # a table's border or a heading's underline says nothing
+            if text[piece_start:piece_end].strip(" |#-*=+`:'\"~^_<>"):  # a table's border or a heading's underline says nothing
                 units.append((piece_start, piece_end))
     return _join_stray_brackets(text, units)
 

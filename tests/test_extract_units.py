@@ -122,3 +122,13 @@ def test_a_pdfs_title_line_the_parser_ran_into_its_first_sentence_is_a_unit_of_i
     assert title_apart("Q3 plan Ada Park owns the plan.", "q3-plan") == "Q3 plan\n\nAda Park owns the plan."
     assert title_apart("Q3 plan. Ada Park owns it.", "q3-plan") == "Q3 plan. Ada Park owns it."
     assert title_apart("John Smith wrote this report.", "john") == "John Smith wrote this report."  # found in review
+
+
+def test_a_restructuredtext_heading_underlined_with_quotes_is_a_unit_without_its_line():
+    # seen on 20 PEPs: "Enforce adherence … projects ''''''''" (the underline glued on) said what 'peps' is
+    text = ("Goals\n\nEnforce adherence to a Code of Conduct across all projects\n"
+            "''''''''''''''''''''''''''''''''''''''''''''''''''''''''''\n\n"
+            "The Python Software Foundation asks every project to adopt one.\n")
+    texts = [text[s:e] for s, e in split_into_units(text, [(0, len(text))], unit_breaks(text))]
+    assert "Enforce adherence to a Code of Conduct across all projects" in texts, texts
+    assert not [t for t in texts if "''" in t], texts
