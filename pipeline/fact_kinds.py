@@ -43,6 +43,7 @@ from graph_schema.models import CandidateFact, DocumentEntity
 from graph_schema.settings import get_settings
 from pipeline.names import is_common_word, is_given_name
 from pipeline.speakers import SPEAKER_LINE
+from pipeline.units import is_underline
 from pipeline.note_sections import (
     Section, TableRow, action_tables, is_section_heading, item_line_at, kind_at, listed_owner, section_kinds,
     table_header_rows,
@@ -214,6 +215,11 @@ _OPEN = re.compile(
     r"(?<![\w-])(?:open\s+question|open\s+issue|whether|unclear|unknown|unresolved|not\s+(?:yet\s+)?(?:clear|sure|known|certain))(?![\w-])",
     re.IGNORECASE,
 )
+# 'whether' in what a thing does, or in 'regardless of whether': nothing is left open
+# ('the installer determines whether the wheel is compatible').
+_DESCRIBED_WHETHER = re.compile(
+    r"\b(?:determines?|checks?|tests?|indicates?|specif(?:y|ies)|controls?|tells?|shows?|reports?|records?|detects?|"
+    r"regardless\s+of|irrespective\s+of|no\s+matter)\s+whether\b", re.IGNORECASE)
 _MODAL = (r"(?:will|shall|'ll|’ll|is\s+going\s+to|are\s+going\s+to|am\s+going\s+to|is\s+to|are\s+to|needs\s+to|"
           r"need\s+to|has\s+to|have\s+to|must|should|owes?|is\s+responsible\s+for|are\s+responsible\s+for|"
           r"volunteered\s+to|offered\s+to|promised\s+to)")
@@ -230,7 +236,9 @@ _WRITERS_WE = re.compile(
     r"outline|summari[sz]e|focus\s+on|look\s+at|begin\s+with|start\s+with|turn\s+to|use\s+(?:the|an?)\s+example)\b"
 )
 # "should have said" looks back: not something still to do.
-_ACTOR_WILL = re.compile(rf"{_CLAUSE}{_SUBJECTS}(?:\s+|(?=['’]ll)){_MODAL}\s+(?!have\b)\w")
+# (not what usually or probably happens: 'Standards Track PEPs will typically have a header')
+_ACTOR_WILL = re.compile(rf"{_CLAUSE}{_SUBJECTS}(?:\s+|(?=['’]ll)){_MODAL}\s+"
+                         r"(?!have\b|typically\b|usually\b|generally\b|normally\b|often\b|always\b|never\b|probably\b|likely\b)\w")
 # "Marta joined the call and will send the notes": the sentence's subject does the later verb.
 _SUBJECT_WILL_LATER = re.compile(rf"^\W*{_SUBJECT}\s[^;:?]*?(?:,\s*|\s)and\s+(?:then\s+)?{_MODAL}\s+\w")
 _ACTOR_TO = re.compile(rf"^\W*{_SUBJECTS}\s+to\s+[a-z]")  # minutes: "Priya to send the deck"
@@ -290,9 +298,6 @@ def _speaker(text: str, at: int, entities: list[DocumentEntity]) -> tuple[str | 
     return None, at
 
 
-_UNDERLINE = re.compile(r"[ \t]*([=\-~^*#])\1{2,}[ \t]*$")
-
-
 def _heading_line(text: str, at: int) -> bool:
     """Whether the line at `at` is a heading: Markdown's '#', or a line over an underline."""
     line_start = text.rfind("\n", 0, at) + 1
@@ -302,7 +307,7 @@ def _heading_line(text: str, at: int) -> bool:
     if line_end < 0:
         return False
     next_end = text.find("\n", line_end + 1)
-    return bool(_UNDERLINE.match(text[line_end + 1 : next_end if next_end >= 0 else len(text)]))
+    return is_underline(text[line_end + 1 : next_end if next_end >= 0 else len(text)])
 
 
 def planned_date(text: str) -> str | None:
@@ -414,7 +419,7 @@ def _classify(text: str) -> FactTyping:
         owner = under_way.group("owner")
         return FactTyping(FactKind.ACTION, owner and ("we" if owner.lower() == "we" else "I"),
                           under_way.start("owner") if owner else None, due)
-    if _OPEN.search(text):
+    if _OPEN.search(_DESCRIBED_WHETHER.sub(" ", text)):
         return FactTyping(FactKind.QUESTION, due=due)
     if due and _OBLIGATION.search(text):
         return FactTyping(FactKind.ACTION, due=due)

@@ -55,6 +55,9 @@ D, A, Q, S = FactKind.DECISION, FactKind.ACTION, FactKind.QUESTION, FactKind.STA
         ("We should book the venue by Friday.", A, "we", "by Friday"),
         # seen on 20 PEPs: code ending in '?' and what a thing can do asked nothing
         ("{import_path}(:{object_path})?", S, None, None),
+        ("Standards Track PEPs will typically have a Python-Version header.", S, None, None),
+        ("When evaluating wheels, the installer determines whether the variant properties are compatible.", S, None, None),
+        ("Open question: whether the installer checks the tags.", Q, None, None),
         ("This approach can select the optimal variant automatically, but it breaks caching.", S, None, None),
         ("We will discuss the pricing with Acme by Friday.", A, "we", "by Friday"),
         ("The museum owns a large collection of clocks.", S, None, None),
