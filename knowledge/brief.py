@@ -415,7 +415,7 @@ def _what_it_is(focus: dict, min_words: int) -> dict | None:
                  and len(f["text"].split()) >= min_words]  # 'Ruby.' from a list says nothing of an area
     # a sentence several documents share word for word is their template (a licence, a footer,
     # a signature), not what any of them is about
-    sentences = [f for f in sentences if len(set(f["documents"])) < 2] or sentences
+    sentences = [f for f in sentences if len(set(f["documents"])) < 2]
     words = _title_words(focus["title"])
     naming = [f for f in sentences if words & _title_words(f["text"])]
     return (naming or sentences or [None])[0]

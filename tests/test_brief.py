@@ -169,3 +169,6 @@ def test_what_an_area_is_is_no_code_and_its_title_may_be_a_plural():
     # seen on 20 PEPs: 'Ruby.', an item of a list of languages, said what the area is
     focus["statements"].insert(0, statement(-2, "Ruby.", ("pep-0010.rst",)))
     assert _what_it_is(focus, 5)["text"] == "Thomas likes to stay up late."
+    # seen on 20 PEPs: with no other sentence left, the shared licence line came back; none is better
+    focus["statements"] = [statement(0, "This document is placed in the public domain.", ("pep-0001.rst", "pep-0010.rst"))]
+    assert _what_it_is(focus, 5) is None
