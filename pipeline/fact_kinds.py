@@ -219,6 +219,7 @@ _OPEN = re.compile(
 # ('the installer determines whether the wheel is compatible').
 _DESCRIBED_WHETHER = re.compile(
     r"\b(?:determines?|checks?|tests?|indicates?|specif(?:y|ies)|controls?|tells?|shows?|reports?|records?|detects?|"
+    r"verify|verifies|evaluates?|depends?\s+on|depending\s+on|"
     r"regardless\s+of|irrespective\s+of|no\s+matter)\s+whether\b", re.IGNORECASE)
 _MODAL = (r"(?:will|shall|'ll|’ll|is\s+going\s+to|are\s+going\s+to|am\s+going\s+to|is\s+to|are\s+to|needs\s+to|"
           r"need\s+to|has\s+to|have\s+to|must|should|owes?|is\s+responsible\s+for|are\s+responsible\s+for|"

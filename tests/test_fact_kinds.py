@@ -58,6 +58,8 @@ D, A, Q, S = FactKind.DECISION, FactKind.ACTION, FactKind.QUESTION, FactKind.STA
         ("Standards Track PEPs will typically have a Python-Version header.", S, None, None),
         ("When evaluating wheels, the installer determines whether the variant properties are compatible.", S, None, None),
         ("Open question: whether the installer checks the tags.", Q, None, None),
+        ("If it requires providers, the further path depends on whether they are vendored.", S, None, None),
+        ("Installers SHOULD query the providers to verify whether a wheel is compatible.", S, None, None),
         ("This approach can select the optimal variant automatically, but it breaks caching.", S, None, None),
         ("We will discuss the pricing with Acme by Friday.", A, "we", "by Friday"),
         ("The museum owns a large collection of clocks.", S, None, None),
