@@ -466,7 +466,8 @@ def _omitted(left_out: list[_Candidate]) -> list[str]:
     for area, parts in areas.items():
         where = f" of {area}" if area else ""
         sentences.append(f"{_names(parts)}{where}.")
-    return sentences
+    # each a sentence of its own after the first: 'the notes outside …' opens with a capital there
+    return sentences[:1] + [s[:1].upper() + s[1:] for s in sentences[1:]]
 
 
 def render_brief(material: dict, settings: Settings | None = None) -> BriefView:

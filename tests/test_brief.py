@@ -172,3 +172,14 @@ def test_what_an_area_is_is_no_code_and_its_title_may_be_a_plural():
     # seen on 20 PEPs: with no other sentence left, the shared licence line came back; none is better
     focus["statements"] = [statement(0, "This document is placed in the public domain.", ("pep-0001.rst", "pep-0010.rst"))]
     assert _what_it_is(focus, 5) is None
+
+
+def test_what_the_brief_left_out_reads_as_sentences():
+    # seen on the samples: '… 1 closed item of harbour-pitch. the notes outside a focus folder …'
+    from graph_schema.models import BriefLine
+    from knowledge.brief import _LOOSE_HEADING, LOOSE_AREA, _Candidate, _omitted
+
+    line = BriefLine(section="focus", text="x")
+    left_out = [_Candidate(3, 0, line, "closed item", "harbour-pitch", None),
+                _Candidate(3, 1, line, _LOOSE_HEADING, LOOSE_AREA, None)]
+    assert _omitted(left_out) == ["1 closed item of harbour-pitch.", "The notes outside a focus folder."]
