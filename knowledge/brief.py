@@ -192,6 +192,8 @@ def why_it_matters(title: str, aliases: list[str], facts: list[str], max_words: 
             rest = rest.strip()
             end = _CLAUSE_END.search(rest)
             words = (rest[: end.start()] if end else rest).split()
+            if any(c in " ".join(words[:max_words]) for c in "`<>[]{}|"):
+                continue  # 'discusses `why operators are useful <https://…>`_': markup, not a reading
             if len(words) >= 2:
                 phrase = " ".join(words[:max_words])
                 return phrase + ("…" if len(words) > max_words else "")

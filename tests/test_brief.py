@@ -96,6 +96,10 @@ def test_why_someone_matters_is_what_the_facts_say_they_do_not_more_of_their_nam
     assert why_it_matters("Barry Warsaw", ["Barry", "Warsaw"], facts) == "reviewed the release schedule with the steering council"
     # seen failing: 'Warsaw <barry@python.org>' from the header line, read as what Barry does
     assert why_it_matters("Barry Warsaw", ["Barry"], facts[:2]) is None
+    # seen on 20 PEPs: 'discusses `why operators are useful' from a reStructuredText link
+    linked = ["Guido van Rossum discusses `why operators are useful <https://example.org/ops>`_ in a post.",
+              "Guido van Rossum accepted the proposal for Python 3.8."]
+    assert why_it_matters("Guido van Rossum", [], linked) == "accepted the proposal for Python 3.8"
 
 
 def test_a_tight_budget_shares_its_room_between_decisions_and_open_items():
