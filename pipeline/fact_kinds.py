@@ -212,7 +212,9 @@ _PENDING = re.compile(
 )
 _OPEN = re.compile(
     # whole words only: 'aarch64-unknown-linux-gnu' names a platform
-    r"(?<![\w-])(?:open\s+question|open\s+issue|whether|unclear|unknown|unresolved|not\s+(?:yet\s+)?(?:clear|sure|known|certain))(?![\w-])",
+    # ('unknown keys' names a kind of key: only a predicate 'unknown' leaves something open)
+    r"(?<![\w-])(?:open\s+question|open\s+issue|whether|unclear|unresolved|not\s+(?:yet\s+)?(?:clear|sure|known|certain)"
+    r"|unknown(?!\s+(?!whether|who|what|how|if|when|why|where|which|to|at|for|yet)[a-z]))(?![\w-])",
     re.IGNORECASE,
 )
 # 'whether' in what a thing does, or in 'regardless of whether': nothing is left open
@@ -380,8 +382,15 @@ def _decides(text: str) -> bool:
                for m in _DECISION.finditer(text))
 
 
+# A unit that opens with a code literal describes it ('``optional: bool``: Whether the provider is
+# optional.'): a definition, asking and deciding nothing.
+_CODE_TERM = re.compile(r"^\W*``[^`]+``")
+
+
 def _classify(text: str) -> FactTyping:
     due = due_date(text)
+    if _CODE_TERM.match(text):
+        return FactTyping(FactKind.STATEMENT, due=due)
     if is_heading(text):
         return FactTyping(FactKind.STATEMENT, due=due)
     label = _LABEL.match(text)
