@@ -399,10 +399,11 @@ def _merge_bare_acronyms(groups: dict[str, _Group]) -> list[tuple[str, str]]:
     return merged
 
 
-def _merge_short_org_names(groups: dict[str, _Group]) -> None:
+def _merge_short_org_names(groups: dict[str, _Group], text: str) -> None:
     """'Celtics' after 'Boston Celtics', 'the Bureau' after 'Federal Bureau of Investigation':
     a short form joins the one organisation of the document it is a short form of."""
     orgs = sorted((k for k, g in groups.items() if g.kind is PageKind.ORGANISATION), key=lambda k: len(k.split()))
+    body_start = _headline_end(text)
     joined = True
     while joined:  # again once a join leaves one fit: 'Court' after 'Supreme Court' joined its court of cassation
         joined = False
@@ -412,11 +413,29 @@ def _merge_short_org_names(groups: dict[str, _Group]) -> None:
             fits = [
                 fk for fk in orgs
                 if fk != key and fk in groups and names.short_org_form(key.split(), fk.split())
+                and not _common_words_used_first(key.split(), groups[key], groups[fk], body_start)
             ]
             if len(fits) == 1:
                 groups[fits[0]].absorb(groups.pop(key))
                 joined = True
     _merge_trade_short_forms(groups, orgs)
+
+
+def _headline_end(text: str) -> int:
+    """Where the body starts: after the first line when that line is a headline (no sentence
+    punctuation at its end), else at the start."""
+    end = _title_end(text)
+    return end if end and not text[:end].rstrip().endswith((".", "!", "?", ":", ";", ",")) else 0
+
+
+def _common_words_used_first(words: list[str], short: _Group, full: _Group, body_start: int) -> bool:
+    """An everyday-word short form ('the Court', 'the Bureau') points back to a body the text has
+    already named. Used in the body before the full name ('may it please the Court' in a hearing
+    that later cites 'the United States Court of Appeals'), it names another body."""
+    if not all(names.is_common_word(w) for w in words):
+        return False
+    first_full = min(m.start for m in full.mentions)
+    return any(body_start <= m.start < first_full for m in short.mentions)
 
 
 def _merge_other_names(text: str, groups: dict[str, _Group]) -> None:
@@ -704,7 +723,7 @@ def build_extracted(
     attach_labels(text, notes, groups, _Group)
     defined = _merge_acronyms(text, groups)
     _merge_bare_acronyms(groups)
-    _merge_short_org_names(groups)
+    _merge_short_org_names(groups, text)
     _merge_other_names(text, groups)
     _acronym_mentions(text, defined, groups)
     _repeated_mentions(text, groups)

@@ -73,6 +73,25 @@ def test_a_generic_head_is_not_folded_into_a_named_court():
     assert join_organisation_names(document, 3.0) == {}
 
 
+def _organisations(text: str) -> dict[str, set[str]]:
+    parsed = ParsedDocument(source_id="s", key="hearing.txt", text=text, chunks=chunk_text(text, 1500))
+    return {e.name: {m.surface for m in e.mentions}
+            for e in extract_documents([parsed], embed=embed_texts)[0].entities if e.kind is PageKind.ORGANISATION}
+
+
+def test_an_everyday_short_form_used_before_a_full_name_is_another_body():
+    # found on GUM's court hearings: 'may it please the Court' addresses the court hearing the
+    # case, and a lower court cited later is not the Court those mentions meant
+    hearing = ("Mr. Chief Justice, may it please the Court:\nThe Court has held so before. In Brown, the United States "
+               "Court of Appeals for the Ninth Circuit said otherwise, and we think the Court should not follow it.\n")
+    organisations = _organisations(hearing)
+    assert "Court" not in organisations.get("United States Court of Appeals", set()), organisations
+    # named first, the full name is what the short form points back to
+    report = "The Supreme Court of Ohio heard the case in May. The Court ruled for the state in June.\n"
+    organisations = _organisations(report)
+    assert any("Court" in forms and len(forms) > 1 for forms in organisations.values()), organisations
+
+
 def test_an_office_in_apposition_to_a_name_is_that_person():
     # news says who holds an office with a comma: the office named alone later is the same person
     text = ("The department said John Kerry, the Secretary, called the minister. The Secretary said talks go on. "
