@@ -127,7 +127,7 @@ def ensure_ready(driver: neo4j.Driver, settings: Settings | None = None, owner: 
     Called where work on the graph starts (`subtext init`, the MCP server's start, the first step
     of a pipeline run), never from a getter, so that reading never writes. `owner` defaults to the
     configured person; anyone else's page is titled with their id until they are named
-    (`subtext users add`). Raises GraphUnavailable when Neo4j cannot be reached."""
+    (`subtext people add`). Raises GraphUnavailable when Neo4j cannot be reached."""
     settings = settings or get_settings()
     owner = owner or settings.owner
     check_connection(driver)

@@ -272,7 +272,7 @@ class SourceProblem(Model):
     at: datetime | None = None
 
 
-class PersonStatus(Model):
+class OwnerStatus(Model):
     """One person's graph as `subtext status` shows it."""
 
     owner: str

@@ -61,7 +61,7 @@ class Settings(BaseSettings):
     owner_name: str = Field(default="You", description="Display title of that person's 'you' page.")
     remove_batch_size: int = Field(
         default=5_000, ge=1,
-        description="`subtext users remove` deletes a person's graph this many nodes per transaction, so "
+        description="`subtext people remove` deletes a person's graph this many nodes per transaction, so "
         "removing a large graph never needs one huge transaction.",
     )
 

@@ -1,6 +1,6 @@
 """People and access keys: adding a person, creating and changing keys, and checking a key.
 
-Used by the CLI (`subtext users …`, `subtext keys …`) and by the servers that accept keys.
+Used by the CLI (`subtext people …`, `subtext keys …`) and by the servers that accept keys.
 """
 
 from __future__ import annotations
@@ -19,18 +19,18 @@ from graph_schema.queries.owners import ensure_owner
 from graph_schema.slugs import slugify
 
 
-def add_person(driver: neo4j.Driver, name: str, person_id: str | None = None) -> str:
+def add_owner(driver: neo4j.Driver, name: str, owner_id: str | None = None) -> str:
     """Create a person (their Owner node and "you" page); returns their id. Idempotent."""
     name = plain_name(name)
     if not name:
-        raise InvalidRequest("A person needs a name, e.g. `subtext users add \"Ada Lovelace\"`.")
-    person_id = person_id or slugify(name)
-    if not OWNER_ID.match(person_id):
+        raise InvalidRequest("A person needs a name, e.g. `subtext people add \"Ada Lovelace\"`.")
+    owner_id = owner_id or slugify(name)
+    if not OWNER_ID.match(owner_id):
         raise InvalidRequest(
-            f"{person_id!r} cannot be a person's id: use lowercase letters, digits and hyphens (at most 63)."
+            f"{owner_id!r} cannot be a person's id: use lowercase letters, digits and hyphens (at most 63)."
         )
-    db.write(driver, ensure_owner, person_id, name)
-    return person_id
+    db.write(driver, ensure_owner, owner_id, name)
+    return owner_id
 
 
 def create_key(
@@ -40,7 +40,7 @@ def create_key(
     if not name or len(name) > 80:
         raise InvalidRequest("A key needs a name of 1 to 80 characters (it is shown as the author of what it writes).")
     if db.read(driver, queries.owner_name, owner) is None:
-        raise InvalidRequest(f"There is no person {owner!r}; add them first with `subtext users add NAME`.")
+        raise InvalidRequest(f"There is no person {owner!r}; add them first with `subtext people add NAME`.")
     key_id, secret = generate_key()
     key = AccessKey(id=key_id, owner=owner, name=name, scope=scope, can_write=can_write, full_context=full_context)
     stored = db.write(driver, queries.create_key, key, hash_key(secret))
@@ -73,7 +73,7 @@ _NO_SUCH_KEY_HASH = hash_key("no such key")
 
 def authenticate(driver: neo4j.Driver, secret: str) -> Access | None:
     """The caller a key stands for, or None for a malformed, unknown or revoked key, or a key
-    whose person no longer exists (removed with `subtext users remove`).
+    whose person no longer exists (removed with `subtext people remove`).
 
     A paused key still authenticates: its calls are answered with the paused message."""
     key_id = key_id_of(secret)

@@ -5,18 +5,18 @@ from __future__ import annotations
 import neo4j
 
 from graph_schema import db
-from graph_schema.models import PersonStatus
+from graph_schema.models import OwnerStatus
 from graph_schema.queries.access import list_owners
 from graph_schema.queries.brief import load_brief
 from graph_schema.queries.pages import graph_counts
 from graph_schema.queries.status import source_counts, source_problems
 
 
-def person_status(driver: neo4j.Driver, owner: str, name: str, problems_shown: int) -> PersonStatus:
+def owner_status(driver: neo4j.Driver, owner: str, name: str, problems_shown: int) -> OwnerStatus:
     counts = db.read(driver, graph_counts, owner)
     by_status, truncated = db.read(driver, source_counts, owner)
     version, brief = db.read(driver, load_brief, owner)  # one read gives both the version and the brief's
-    return PersonStatus(
+    return OwnerStatus(
         owner=owner,
         name=name,
         pages=counts["pages"],
@@ -29,5 +29,5 @@ def person_status(driver: neo4j.Driver, owner: str, name: str, problems_shown: i
     )
 
 
-def everyone_status(driver: neo4j.Driver, problems_shown: int) -> list[PersonStatus]:
-    return [person_status(driver, o["id"], o["name"] or o["id"], problems_shown) for o in db.read(driver, list_owners)]
+def everyone_status(driver: neo4j.Driver, problems_shown: int) -> list[OwnerStatus]:
+    return [owner_status(driver, o["id"], o["name"] or o["id"], problems_shown) for o in db.read(driver, list_owners)]

@@ -25,7 +25,7 @@ UNSTRUCTURED_FORMATS = {
 SUPPORTED_SUFFIXES = sorted({*TEXT_FORMATS, *UNSTRUCTURED_FORMATS})
 
 
-def person_upload_dir(settings: Settings, owner: str) -> Path:
+def owner_upload_dir(settings: Settings, owner: str) -> Path:
     return settings.upload_dir if owner == settings.owner else settings.upload_dir / f"{PERSON_FOLDER_PREFIX}{owner}"
 
 
@@ -37,7 +37,7 @@ def owner_of_key(key: str, default_owner: str) -> str:
     return default_owner
 
 
-def key_within_person(key: str) -> str:
+def key_within_owner(key: str) -> str:
     """The key as seen from inside its person's folder (`@ada/harbour/a.md` -> `harbour/a.md`)."""
     parts = PurePosixPath(key).parts
     if len(parts) > 1 and parts[0].startswith(PERSON_FOLDER_PREFIX) and len(parts[0]) > 1:

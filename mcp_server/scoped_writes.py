@@ -26,7 +26,7 @@ from graph_schema.kinds import SourceKind
 from graph_schema.models import ParsedDocument
 from graph_schema.queries.navigation import focus_home
 from graph_schema.settings import Settings
-from knowledge.upload_folders import PERSON_FOLDER_PREFIX, key_within_person
+from knowledge.upload_folders import PERSON_FOLDER_PREFIX, key_within_owner
 
 ALWAYS_WRITABLE = {"you"}
 
@@ -70,7 +70,7 @@ def _folder_of(slug: str, title: str, keys: list[str]) -> str:
     its documents already come from, else its title when that is one plain folder name (the
     pipeline finds a focus area by its title), else its slug."""
     for key in keys:
-        parts = PurePosixPath(key_within_person(key)).parts
+        parts = PurePosixPath(key_within_owner(key)).parts
         if len(parts) > 1:
             return parts[0]
     plain = title.strip()

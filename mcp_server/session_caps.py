@@ -53,19 +53,19 @@ class OpenSessions:
             del self._sessions[session_id]  # the SDK has closed it by now
         return list(self._sessions.values())
 
-    def reserve(self, access: Access, per_key: int, per_person: int) -> tuple[str | None, str | None]:
+    def reserve(self, access: Access, per_key: int, per_owner: int) -> tuple[str | None, str | None]:
         """(a place for the session this request opens, None) or (None, why the cap refuses it)."""
         with self._lock:
             live = self._live(self._clock())
             by_key = sum(s.key_id == (access.key_id or "") for s in live)
-            by_person = sum(s.owner == access.owner for s in live)
+            by_owner = sum(s.owner == access.owner for s in live)
             if by_key >= per_key:
                 return None, (f"This access key already holds {by_key} open MCP sessions, the most one key may "
                               f"hold (SUBTEXT_MCP_SESSIONS_PER_KEY). Close sessions the client no longer uses "
                               f"(HTTP DELETE with their mcp-session-id), or wait: an idle session closes after "
                               f"{int(self.idle_seconds)} s.")
-            if by_person >= per_person:
-                return None, (f"This person's keys already hold {by_person} open MCP sessions, the most one "
+            if by_owner >= per_owner:
+                return None, (f"This person's keys already hold {by_owner} open MCP sessions, the most one "
                               f"person may hold (SUBTEXT_MCP_SESSIONS_PER_PERSON). Close sessions no client uses "
                               f"(HTTP DELETE with their mcp-session-id), or wait: an idle session closes after "
                               f"{int(self.idle_seconds)} s.")
@@ -107,14 +107,14 @@ class OpenSessions:
 
 
 class SessionCaps:
-    """ASGI middleware: refuse a new session past `per_key` open ones of the key or `per_person` of its person,
+    """ASGI middleware: refuse a new session past `per_key` open ones of the key or `per_owner` of its person,
     and a request in a session that another key opened."""
 
-    def __init__(self, app: ASGIApp, sessions: OpenSessions, per_key: int, per_person: int, path: str = "/mcp") -> None:
+    def __init__(self, app: ASGIApp, sessions: OpenSessions, per_key: int, per_owner: int, path: str = "/mcp") -> None:
         self.app = app
         self.sessions = sessions
         self.per_key = per_key
-        self.per_person = per_person
+        self.per_owner = per_owner
         self.path = path.rstrip("/")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -161,7 +161,7 @@ class SessionCaps:
             self.sessions.end(session_id, closed=ended)
 
     async def _opening(self, access: Access, scope: Scope, receive: Receive, send: Send) -> None:
-        place, refusal = self.sessions.reserve(access, self.per_key, self.per_person)
+        place, refusal = self.sessions.reserve(access, self.per_key, self.per_owner)
         if place is None:
             await _refuse(send, refusal or "")
             return
@@ -227,7 +227,7 @@ def session_middleware(settings: Settings) -> list:
 
     sessions = OpenSessions(settings.mcp_session_idle_seconds)
     return [Middleware(SessionCaps, sessions=sessions, per_key=settings.mcp_sessions_per_key,
-                       per_person=settings.mcp_sessions_per_person)]
+                       per_owner=settings.mcp_sessions_per_person)]
 
 
 async def _refuse(send: Send, message: str, status: int = 429) -> None:

@@ -23,7 +23,7 @@ from graph_schema.access import Access
 from graph_schema.errors import AccessRefused, GraphUnavailable, RateLimited, SubtextError, UploadRefused
 from graph_schema.plain_text import plain_name
 from knowledge.keys import authenticate
-from knowledge.upload_folders import SUPPORTED_SUFFIXES, person_upload_dir
+from knowledge.upload_folders import SUPPORTED_SUFFIXES, owner_upload_dir
 from mcp_server.rate_limit import RateLimiter
 from mcp_server.scoped_writes import check_submission_in_scope, home_focus
 from mcp_server.service import GraphService
@@ -151,7 +151,7 @@ def build_upload_endpoint(service: GraphService, limiter: RateLimiter):
 def _folder_for(service: GraphService, access: Access):
     """The caller's upload folder; for a key limited to a focus area, that area's subfolder."""
     home = home_focus(service.driver(), access)
-    folder = person_upload_dir(service.settings, access.owner)
+    folder = owner_upload_dir(service.settings, access.owner)
     return folder / home["folder"] if home else folder
 
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from dagster import Definitions, define_asset_job, in_process_executor
 
-from graph_schema.settings import get_settings
 from pipeline.assets import GRAPH_WRITES_TAG_KEY, INGEST_ASSETS, documents
-from pipeline.resources import GraphResource, ProgressReporter, StageStore
+from pipeline.resources import GraphResource, ProgressReporter, StageStore, connection_from_environment
 from pipeline.sensors import build_upload_folder_sensor
 
 # Runs of this job write to the graph; dagster.yaml lets one such run per tag value go at a time.
@@ -31,13 +30,11 @@ ingest_documents_job = define_asset_job(
 
 def resources() -> dict:
     return {
-        "graph": GraphResource(),
+        "graph": GraphResource(**connection_from_environment()),
         "stage_store": StageStore(),
         "progress": ProgressReporter(),
     }
 
-
-get_settings()  # environment for offline models and no telemetry, before any run starts
 
 defs = Definitions(
     assets=INGEST_ASSETS,

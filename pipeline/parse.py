@@ -20,7 +20,7 @@ from graph_schema.kinds import SourceKind
 from graph_schema.models import Chunk, ParsedDocument
 from graph_schema.settings import Settings
 from graph_schema.slugs import source_id_for
-from knowledge.upload_folders import SUPPORTED_SUFFIXES, TEXT_FORMATS, UNSTRUCTURED_FORMATS, key_within_person
+from knowledge.upload_folders import SUPPORTED_SUFFIXES, TEXT_FORMATS, UNSTRUCTURED_FORMATS, key_within_owner
 
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n+")
@@ -40,7 +40,7 @@ def focus_of_key(key: str) -> str | None:
     """The focus area of a document: the top-level subfolder of its person's upload folder."""
     if Path(key).is_absolute():
         return None
-    parts = Path(key_within_person(key)).parts
+    parts = Path(key_within_owner(key)).parts
     return parts[0] if len(parts) > 1 and not Path(key).is_absolute() else None
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from functools import lru_cache
 from pathlib import Path
@@ -13,22 +14,24 @@ from dagster import (
     ConfigurableIOManager,
     ConfigurableResource,
     DagsterInvariantViolationError,
+    EnvVar,
+    InitResourceContext,
     InputContext,
     OutputContext,
 )
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, PrivateAttr, SecretStr
 
 from graph_schema import db
 from graph_schema.errors import InvalidRequest
 from graph_schema.models import ExtractedDocument, MergeOutcome, ParsedDocument, ResolvedDocument
-from graph_schema.settings import get_settings
+from graph_schema.settings import Settings, get_settings
 from knowledge.upload_folders import owner_of_key
 
 
 @lru_cache(maxsize=4)
 def shared_driver(uri: str) -> neo4j.Driver:
-    """One driver per process and server. Opening it writes nothing: a run's first step makes
-    the graph ready (`GraphResource.make_ready`)."""
+    """One driver per process and server, for the sensor's look at what the graph already holds.
+    Opening it writes nothing."""
     return db.open_driver()
 
 
@@ -38,9 +41,35 @@ _READY: set[tuple[str, str]] = set()
 
 
 class GraphResource(ConfigurableResource):
-    """Neo4j and the person whose graph a run writes to (empty owner: the configured default)."""
+    """Neo4j and the person whose graph a run writes to (empty owner: the configured default).
+
+    The connection comes from NEO4J_URI, NEO4J_USERNAME and NEO4J_PASSWORD (`EnvVar`s in the
+    code location, so the Dagster UI shows where each value comes from); unset, the embedded
+    server's address and generated password. A run opens its driver when it starts and closes it
+    when it ends.
+    """
 
     owner: str = ""
+    uri: str | None = Field(default=None, description="Neo4j's address (NEO4J_URI); unset: the embedded server.")
+    username: str | None = Field(default=None, description="Neo4j user (NEO4J_USERNAME); unset: neo4j.")
+    password: str | None = Field(default=None, description="Neo4j password (NEO4J_PASSWORD); unset: the embedded server's.")
+
+    _driver: neo4j.Driver | None = PrivateAttr(default=None)
+
+    def setup_for_execution(self, context: InitResourceContext) -> None:
+        self._driver = db.open_driver(self.connection_settings())
+
+    def teardown_after_execution(self, context: InitResourceContext) -> None:
+        if self._driver is not None:
+            self._driver.close()
+            self._driver = None
+
+    def connection_settings(self) -> Settings:
+        """The settings with this resource's connection in place of the environment's."""
+        given = {"neo4j_uri": self.uri, "neo4j_username": self.username,
+                 "neo4j_password": SecretStr(self.password) if self.password is not None else None}
+        update = {field: value for field, value in given.items() if value is not None}
+        return get_settings().model_copy(update=update) if update else get_settings()
 
     @property
     def owner_id(self) -> str:
@@ -62,13 +91,27 @@ class GraphResource(ConfigurableResource):
     def make_ready(self, owner: str) -> None:
         """The start of a run: the schema and the person's Owner node and `you` page (the merge
         step's write lock needs the Owner node), once per process and person."""
-        settings = get_settings()
+        settings = self.connection_settings()
         if (settings.bolt_uri, owner) not in _READY:
             db.ensure_ready(self.driver(), settings, owner)
             _READY.add((settings.bolt_uri, owner))
 
     def driver(self) -> neo4j.Driver:
-        return shared_driver(get_settings().bolt_uri)
+        if self._driver is None:  # used outside a run (a test building the resource by hand)
+            self._driver = db.open_driver(self.connection_settings())
+        return self._driver
+
+
+def connection_from_environment() -> dict[str, EnvVar]:
+    """The Neo4j connection variables that are set, as `EnvVar`s for GraphResource's fields."""
+    fields = {"uri": "NEO4J_URI", "username": "NEO4J_USERNAME", "password": "NEO4J_PASSWORD"}
+    found = {}
+    for field, name in fields.items():
+        for variable in (name, f"SUBTEXT_{name}"):
+            if os.environ.get(variable):
+                found[field] = EnvVar(variable)
+                break
+    return found
 
 
 class ProgressReporter:

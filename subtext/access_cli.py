@@ -1,4 +1,4 @@
-"""`subtext users …` and `subtext keys …`: the people of a deployment and their access keys."""
+"""`subtext people …` and `subtext keys …`: the people of a deployment and their access keys."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from graph_schema.settings import get_settings
 from subtext.graph import console, counted, open_graph, print_table
 
 if TYPE_CHECKING:
-    from knowledge.people import PersonContents
+    from knowledge.owners import OwnerContents
 
-users_app = typer.Typer(help="The people whose graphs this deployment holds.", no_args_is_help=True)
+people_app = typer.Typer(help="The people whose graphs this deployment holds.", no_args_is_help=True)
 keys_app = typer.Typer(help="Access keys: how assistants and scripts connect (Authorization: Bearer).",
                        no_args_is_help=True)
 out = Console(soft_wrap=True)
@@ -27,22 +27,22 @@ PERSON = typer.Option(None, "--person", help="The person's id (default: the conf
 # (listed by `users list`, the default owner of a new key) even before `subtext init`.
 
 
-@users_app.command("add")
+@people_app.command("add")
 def users_add(
     name: str = typer.Argument(..., help="The person's name, shown on their 'you' page."),
     person_id: str = typer.Option(None, "--id", help="Their id (default: the name in lowercase with hyphens)."),
 ) -> None:
     """Add a person with a graph of their own (their documents go in the upload folder's @<id>/)."""
-    from knowledge.keys import add_person
-    from knowledge.upload_folders import person_upload_dir
+    from knowledge.keys import add_owner
+    from knowledge.upload_folders import owner_upload_dir
 
     with open_graph(ready=True) as driver:
-        person = add_person(driver, name, person_id)
-    out.print(f"Added {name} as {person!r}. Their upload folder: {person_upload_dir(get_settings(), person)}")
+        person = add_owner(driver, name, person_id)
+    out.print(f"Added {name} as {person!r}. Their upload folder: {owner_upload_dir(get_settings(), person)}")
     out.print(f"Create a key for them with: subtext keys create NAME --person {person}")
 
 
-@users_app.command("list")
+@people_app.command("list")
 def users_list() -> None:
     """Every person, with their page and live key counts."""
     with open_graph(ready=True) as driver:
@@ -51,27 +51,27 @@ def users_list() -> None:
                 [[row["id"], row["name"] or "", str(row["pages"]), str(row["keys"])] for row in rows])
 
 
-@users_app.command("remove")
+@people_app.command("remove")
 def users_remove(
-    person: str = typer.Argument(..., help="The person's id as `subtext users list` shows it, or their name."),
+    person: str = typer.Argument(..., help="The person's id as `subtext people list` shows it, or their name."),
     yes: bool = typer.Option(False, "--yes", help="Remove them; without it nothing is removed, only listed."),
 ) -> None:
     """Remove a person: their whole graph, their keys and their upload folder. Without --yes, say what would go."""
-    from knowledge import people
+    from knowledge import owners
 
     with open_graph(ready=True) as driver:
-        person_id = people.find_person(driver, person)
-        contents = people.remove_person(driver, person_id) if yes else people.removal_contents(driver, person_id)
+        owner = owners.find_owner(driver, person)
+        contents = owners.remove_owner(driver, owner) if yes else owners.removal_contents(driver, owner)
     # Without markup: names and paths are shown as they are, even with [brackets] in them.
     who = f"{contents.name} ({contents.id})" if contents.name else repr(contents.id)
     if yes:
         out.print(f"Removed {who}: {_what_goes(contents)} Their keys are refused from now on.", markup=False)
     else:
         out.print(f"Removing {who} would delete {_what_goes(contents)}", markup=False)
-        out.print(f"Nothing was removed. To remove them: subtext users remove {contents.id} --yes", markup=False)
+        out.print(f"Nothing was removed. To remove them: subtext people remove {contents.id} --yes", markup=False)
 
 
-def _what_goes(contents: PersonContents) -> str:
+def _what_goes(contents: OwnerContents) -> str:
     """What a removal deletes, as one sentence (the dry run's and the removal's)."""
     graph = (f"{counted(contents.pages, 'page')}, {counted(contents.facts, 'fact')}, "
              f"{counted(contents.sources, 'source')}, {counted(contents.keys, 'access key')} "

@@ -13,14 +13,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from graph_schema.errors import SubtextError
 from graph_schema.settings import PROJECT_ROOT, get_settings
-from subtext.access_cli import keys_app, users_app
+from subtext.access_cli import keys_app, people_app
 from subtext.graph import console, counted, fail, open_graph, print_table
 from subtext.local_neo4j import ensure_graph_server
 
 app = typer.Typer(help="subtext: a self-hosted context graph for AI assistants.", no_args_is_help=True)
 neo4j_app = typer.Typer(help="Manage the local Neo4j server (the embedded default).", no_args_is_help=True)
 app.add_typer(neo4j_app, name="neo4j")
-app.add_typer(users_app, name="users")
+app.add_typer(people_app, name="people")
+app.add_typer(people_app, name="users", hidden=True)  # the name before 'people'; scripts may still use it
 app.add_typer(keys_app, name="keys")
 pages_app = typer.Typer(help="Correct your pages by hand: later runs keep what you set.", no_args_is_help=True)
 app.add_typer(pages_app, name="pages")
@@ -133,7 +134,7 @@ def status(
     """The graph database, the person's documents (failed and truncated ones with the reason) and
     the latest Dagster runs. Exits 1 when the graph database cannot be reached."""
     from graph_schema import db
-    from knowledge.status import everyone_status, person_status
+    from knowledge.status import everyone_status, owner_status
     from pipeline.run import dagster_instance
     from pipeline.run_history import recent_runs
 
@@ -144,7 +145,7 @@ def status(
             agent = db.check_connection(driver)
             shown = settings.status_problems_shown
             people = (everyone_status(driver, shown) if everyone
-                      else [person_status(driver, settings.owner, settings.owner_name, shown)])
+                      else [owner_status(driver, settings.owner, settings.owner_name, shown)])
         out.print(f"Neo4j: up at {settings.bolt_uri} ({agent})")
         for person in people:
             sources = ", ".join(f"{n} {status}" for status, n in sorted(person.sources.items())) or "no documents yet"

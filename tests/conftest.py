@@ -108,10 +108,10 @@ class Served:
 def make_key(graph, name: str = "test client", scope: str = "full", *, write: bool = True,
              full_context: bool = True, owner: str | None = None) -> str:
     from graph_schema.access import KeyScope
-    from knowledge.keys import add_person, create_key
+    from knowledge.keys import add_owner, create_key
 
     owner = owner or graph["owner"]
-    add_person(graph["driver"], owner, owner)
+    add_owner(graph["driver"], owner, owner)
     return create_key(graph["driver"], owner, name, KeyScope.parse(scope), can_write=write,
                       full_context=full_context).secret
 

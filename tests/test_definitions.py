@@ -15,3 +15,32 @@ def test_definitions_load_with_partitioned_assets_and_jobs():
     # Every ingest run ends by refreshing the brief of the person it wrote for.
     assert {node.name for node in job.nodes} == keys
     assert [name for name in repository.job_names if not name.startswith("__")] == ["ingest_documents"]
+
+
+def test_the_graph_connection_comes_from_environment_variables_the_ui_can_show(monkeypatch):
+    from dagster import EnvVar
+
+    from pipeline.resources import connection_from_environment
+
+    for name in ("NEO4J_URI", "NEO4J_USERNAME", "NEO4J_PASSWORD", "SUBTEXT_NEO4J_URI", "SUBTEXT_NEO4J_USERNAME",
+                 "SUBTEXT_NEO4J_PASSWORD"):
+        monkeypatch.delenv(name, raising=False)
+    assert connection_from_environment() == {}  # the embedded server: address and password from the state folder
+    monkeypatch.setenv("NEO4J_URI", "neo4j://127.0.0.1:7999")
+    monkeypatch.setenv("SUBTEXT_NEO4J_PASSWORD", "secret")
+    assert connection_from_environment() == {"uri": EnvVar("NEO4J_URI"), "password": EnvVar("SUBTEXT_NEO4J_PASSWORD")}
+
+
+def test_a_run_opens_the_graph_driver_when_it_starts_and_closes_it_when_it_ends(graph):
+    import neo4j
+    import pytest
+    from dagster import build_resources
+
+    from pipeline.resources import GraphResource
+
+    with build_resources({"graph": GraphResource(owner=graph["owner"])}) as resources:
+        driver = resources.graph.driver()
+        assert resources.graph.driver() is driver  # one driver for the whole run
+        assert driver.execute_query("RETURN 1 AS one").records[0]["one"] == 1
+    with pytest.raises(neo4j.exceptions.DriverError):
+        driver.execute_query("RETURN 1 AS one")

@@ -1,4 +1,4 @@
-"""`subtext users remove`: the dry run changes nothing and counts what would go; a removal leaves
+"""`subtext people remove`: the dry run changes nothing and counts what would go; a removal leaves
 no node and no upload folder of the person, touches no one else, and their keys get 401 over
 real HTTP at once, even from a server that had just checked them; a key whose person no longer
 exists (a removal cut short) can neither read nor write the person's graph back into being."""
@@ -17,8 +17,8 @@ from mcp.shared.exceptions import MCPError
 
 from graph_schema.queries.owners import delete_owner
 from graph_schema.settings import PROJECT_ROOT
-from knowledge.keys import add_person
-from knowledge.people import find_person
+from knowledge.keys import add_owner
+from knowledge.owners import find_owner
 from knowledge.transfer import export_records
 from pipeline.run import ingest_paths
 from tests.conftest import _serve, make_key, write
@@ -32,7 +32,7 @@ def people(graph):
     """The test's person with one document, and another person (named OTHER_NAME) with two
     documents in their `@id/` folder and a read + write key."""
     other = f"other-{uuid.uuid4().hex[:8]}"
-    add_person(graph["driver"], OTHER_NAME, other)
+    add_owner(graph["driver"], OTHER_NAME, other)
     key = make_key(graph, "their laptop", owner=other)
     upload = graph["upload"]
     theirs = [write(upload, f"@{other}/observatory/quillon.md", OTHER),
@@ -52,7 +52,7 @@ def served_long_cache(graph):
 
 def _cli(g, *args: str, **env: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "SUBTEXT_OWNER": g["owner"], "SUBTEXT_UPLOAD_DIR": str(g["upload"]), **env}
-    return subprocess.run([sys.executable, "-m", "subtext.cli", "users", "remove", *args], cwd=PROJECT_ROOT,
+    return subprocess.run([sys.executable, "-m", "subtext.cli", "people", "remove", *args], cwd=PROJECT_ROOT,
                           env=env, capture_output=True, text=True, timeout=300)
 
 
@@ -111,7 +111,7 @@ def test_dry_run_counts_what_would_go_and_changes_nothing(people):
     assert (f"{_plural(pages, 'page')}, {_plural(facts, 'fact')}, {_plural(sources, 'source')}, 1 access key "
             f"({before[other]} nodes in all, chunks included) and the upload folder "
             f"{g['other_folder']} with 2 files.") in said
-    assert f"Nothing was removed. To remove them: subtext users remove {other} --yes" in said
+    assert f"Nothing was removed. To remove them: subtext people remove {other} --yes" in said
 
     assert {who: _nodes(g, who) for who in before} == before
     assert sorted(p.name for p in g["other_folder"].rglob("*.md")) == ["notes.md", "quillon.md"]
@@ -137,7 +137,7 @@ async def test_removal_leaves_nothing_of_the_person_and_their_key_gets_401(peopl
     assert list(export_records(g["driver"], g["owner"]))[1:] == mine
     assert _initialize(served_long_cache.base, served_long_cache.key) == 200
     gone = _cli(g, other)
-    assert gone.returncode == 1 and f"There is no person '{other}'; `subtext users list` shows them." in gone.stderr
+    assert gone.returncode == 1 and f"There is no person '{other}'; `subtext people list` shows them." in gone.stderr
 
 
 async def test_key_of_a_person_whose_owner_node_is_gone_is_refused(people, served):
@@ -155,7 +155,7 @@ async def test_key_of_a_person_whose_owner_node_is_gone_is_refused(people, serve
     assert sorted(g["other_folder"].rglob("*")) == uploads_before
 
     # Running the removal again finishes it: the person is found by the nodes that are left.
-    assert find_person(g["driver"], other) == other
+    assert find_owner(g["driver"], other) == other
     done = _cli(g, other, "--yes")
     assert done.returncode == 0, done.stderr
     assert f"Removed '{other}':" in done.stdout
@@ -166,7 +166,7 @@ def test_the_deployments_person_and_ambiguous_names_are_refused(graph):
     owner = graph["owner"]
     twins = [f"twin-{uuid.uuid4().hex[:8]}" for _ in range(2)]
     for twin in twins:
-        add_person(graph["driver"], "Sam Same", twin)
+        add_owner(graph["driver"], "Sam Same", twin)
 
     mine = _cli(graph, owner, "--yes")
     assert mine.returncode == 1
@@ -178,5 +178,5 @@ def test_the_deployments_person_and_ambiguous_names_are_refused(graph):
 
     twin = _cli(graph, "Sam Same", "--yes")
     assert twin.returncode == 1
-    assert "Several people are named 'Sam Same'; use the id `subtext users list` shows." in twin.stderr
+    assert "Several people are named 'Sam Same'; use the id `subtext people list` shows." in twin.stderr
     assert all(_nodes(graph, t) == 2 for t in twins)  # Owner and you page each

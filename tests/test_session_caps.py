@@ -71,15 +71,15 @@ def test_a_session_being_opened_holds_its_place_until_the_server_answers():
 
     sessions = OpenSessions(idle_seconds=60)
     access = Access(owner="o", key_id="k")
-    first, _ = sessions.reserve(access, per_key=1, per_person=5)
-    second, refusal = sessions.reserve(access, per_key=1, per_person=5)
+    first, _ = sessions.reserve(access, per_key=1, per_owner=5)
+    second, refusal = sessions.reserve(access, per_key=1, per_owner=5)
     assert first is not None and second is None and "already holds 1 open MCP sessions" in (refusal or "")
     sessions.settle(first, None)  # the server answered with an error: no session
-    third, _ = sessions.reserve(access, per_key=1, per_person=5)
+    third, _ = sessions.reserve(access, per_key=1, per_owner=5)
     assert third is not None
     sessions.settle(third, "session-1")
     assert sessions.holder("session-1") == "k"
-    assert sessions.reserve(access, per_key=1, per_person=5)[0] is None
+    assert sessions.reserve(access, per_key=1, per_owner=5)[0] is None
 
 
 def test_a_session_answers_only_the_key_that_opened_it(graph, capped):

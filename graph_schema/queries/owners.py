@@ -63,7 +63,7 @@ RETURN o.id AS id, o.name AS name
 ORDER BY o.id = $text DESC, o.id
 """
 
-# Nodes of a person without their Owner node: what an interrupted `subtext users remove` left.
+# Nodes of a person without their Owner node: what an interrupted `subtext people remove` left.
 HAS_NODES = "RETURN EXISTS { MATCH (n {owner: $owner}) } AS found"
 
 # What removing a person takes: the labelled counts use the (owner, …) indexes; `nodes` is
@@ -102,7 +102,7 @@ def delete_owner_batch(tx: neo4j.ManagedTransaction, owner: str, batch: int = 5_
     return tx.run(DELETE_OWNER_BATCH, owner=owner, batch=batch).single()["deleted"]
 
 
-def find_person(tx: neo4j.ManagedTransaction, text: str) -> list[tuple[str, str | None]]:
+def find_owner(tx: neo4j.ManagedTransaction, text: str) -> list[tuple[str, str | None]]:
     """(id, name) of the people whose id is `text` (listed first) or whose name it is."""
     return [(r["id"], r["name"]) for r in tx.run(FIND_PERSON, text=text)]
 
@@ -111,7 +111,7 @@ def has_nodes(tx: neo4j.ManagedTransaction, owner: str) -> bool:
     return tx.run(HAS_NODES, owner=owner).single()["found"]
 
 
-def person_contents(tx: neo4j.ManagedTransaction, owner: str) -> dict:
+def owner_contents(tx: neo4j.ManagedTransaction, owner: str) -> dict:
     """The person's name (None without an Owner node) and how many nodes of each kind they have."""
     return dict(tx.run(PERSON_CONTENTS, owner=owner).single())
 

@@ -1,6 +1,6 @@
 """Removing a person: finding them, saying what would go, and deleting it.
 
-Used by `subtext users remove`. A removal deletes, in this order: the person's Owner node (from
+Used by `subtext people remove`. A removal deletes, in this order: the person's Owner node (from
 then on no key of theirs is accepted and no writer can take their write lock), every other node
 that carries their id, in batches of `remove_batch_size`, and last their upload folder. Each
 step is a `db.write`, so a running MCP server forgets the keys it had checked at once (see
@@ -20,7 +20,7 @@ from graph_schema import db
 from graph_schema.errors import InvalidRequest, SubtextError
 from graph_schema.queries import owners as queries
 from graph_schema.settings import Settings, get_settings
-from knowledge.upload_folders import person_upload_dir
+from knowledge.upload_folders import owner_upload_dir
 
 
 class UploadFolder(BaseModel):
@@ -32,8 +32,8 @@ class UploadFolder(BaseModel):
     files: int  # files below it; 0 for a link or a missing folder
 
 
-class PersonContents(BaseModel):
-    """Everything of a person that `subtext users remove` deletes."""
+class OwnerContents(BaseModel):
+    """Everything of a person that `subtext people remove` deletes."""
 
     id: str
     name: str | None  # None when only nodes of an interrupted removal are left
@@ -46,56 +46,56 @@ class PersonContents(BaseModel):
     upload_folder: UploadFolder
 
 
-def find_person(driver: neo4j.Driver, text: str) -> str:
-    """The id of the person `text` names: their id as `subtext users list` shows it, or their
+def find_owner(driver: neo4j.Driver, text: str) -> str:
+    """The id of the person `text` names: their id as `subtext people list` shows it, or their
     name when no one else has it. A removal cut short is found by its id."""
-    found = db.read(driver, queries.find_person, text)
+    found = db.read(driver, queries.find_owner, text)
     if found and found[0][0] == text:
         return text
     if len(found) > 1:
-        raise InvalidRequest(f"Several people are named {text!r}; use the id `subtext users list` shows.")
+        raise InvalidRequest(f"Several people are named {text!r}; use the id `subtext people list` shows.")
     if found:
         return found[0][0]
     if db.read(driver, queries.has_nodes, text):
         return text
-    raise InvalidRequest(f"There is no person {text!r}; `subtext users list` shows them.")
+    raise InvalidRequest(f"There is no person {text!r}; `subtext people list` shows them.")
 
 
-def removal_contents(driver: neo4j.Driver, person: str, settings: Settings | None = None) -> PersonContents:
+def removal_contents(driver: neo4j.Driver, owner: str, settings: Settings | None = None) -> OwnerContents:
     """What removing `person` would delete (the dry run); refuses the deployment's own person."""
     settings = settings or get_settings()
-    _refuse_configured_person(person, settings)
-    counts = db.read(driver, queries.person_contents, person)
-    return PersonContents(id=person, upload_folder=_upload_folder(settings, person), **counts)
+    _refuse_configured_owner(owner, settings)
+    counts = db.read(driver, queries.owner_contents, owner)
+    return OwnerContents(id=owner, upload_folder=_upload_folder(settings, owner), **counts)
 
 
-def remove_person(driver: neo4j.Driver, person: str, settings: Settings | None = None) -> PersonContents:
+def remove_owner(driver: neo4j.Driver, owner: str, settings: Settings | None = None) -> OwnerContents:
     """Delete the person's whole graph, their keys and their upload folder; returns what there
     was just before."""
     settings = settings or get_settings()
-    contents = removal_contents(driver, person, settings)
-    db.write(driver, queries.delete_owner, person)
-    while db.write(driver, queries.delete_owner_batch, person, settings.remove_batch_size):
+    contents = removal_contents(driver, owner, settings)
+    db.write(driver, queries.delete_owner, owner)
+    while db.write(driver, queries.delete_owner_batch, owner, settings.remove_batch_size):
         pass  # until a batch finds nothing left
     _remove_folder(contents.upload_folder)
     return contents
 
 
-def _refuse_configured_person(person: str, settings: Settings) -> None:
+def _refuse_configured_owner(owner: str, settings: Settings) -> None:
     # Every CLI command and the stdio server act as this person and would make their graph again
     # at once, and their upload folder is the whole upload folder, everyone's folders included.
-    if person == settings.owner:
+    if owner == settings.owner:
         raise InvalidRequest(
-            f"{person!r} is the person this deployment runs as (SUBTEXT_OWNER), and their upload folder "
+            f"{owner!r} is the person this deployment runs as (SUBTEXT_OWNER), and their upload folder "
             "holds everyone's folders, so they cannot be removed. To remove them, first set SUBTEXT_OWNER "
             "to the person who should run it from now on."
         )
 
 
-def _upload_folder(settings: Settings, person: str) -> UploadFolder:
-    path = person_upload_dir(settings, person)
+def _upload_folder(settings: Settings, owner: str) -> UploadFolder:
+    path = owner_upload_dir(settings, owner)
     if path.parent != settings.upload_dir:  # an id with a '/' names no folder of theirs: never leave the upload folder
-        raise InvalidRequest(f"{person!r} cannot be a person's id; `subtext users list` shows them.")
+        raise InvalidRequest(f"{owner!r} cannot be a person's id; `subtext people list` shows them.")
     is_link = path.is_symlink()
     exists = is_link or path.is_dir()
     files = 0 if is_link or not exists else sum(1 for p in path.rglob("*") if p.is_file())
