@@ -79,6 +79,10 @@ async def test_focus_key_edit_is_filed_under_its_focus_area(two_areas, served):
             await client.call_tool("edit_page_body", {"body": "We start the Lighthouse project.",
                                                       "new_project": "Lighthouse"})
         assert not [h for h in HIDDEN if h in str(refused.value)]
+        # the probe's own call: a focus area the key cannot see is refused exactly as one that does not exist
+        hidden_area = await _answer(client, "edit_page_body", {"body": "We start the Lighthouse project.",
+                                                               "new_project": "Orchard"})
+        assert hidden_area.replace("Orchard", "NAME") == str(refused.value).replace("Lighthouse", "NAME"), hidden_area
         hidden = await _answer(client, "edit_page_body", {"body": "Something new.", "slug": "lucia-ferreira"})
         missing = await _answer(client, "edit_page_body", {"body": "Something new.", "slug": "nobody-at-all"})
     assert _page(g, "lighthouse") is None
