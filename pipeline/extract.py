@@ -421,11 +421,22 @@ def _merge_short_org_names(groups: dict[str, _Group], text: str) -> None:
     _merge_trade_short_forms(groups, orgs)
 
 
+_CLOSERS = "\"'”’)]»*_"
+
+
 def _headline_end(text: str) -> int:
-    """Where the body starts: after the first line when that line is a headline (no sentence
-    punctuation at its end), else at the start."""
+    """Where the body starts: after the first line when that line is a headline, else at the start.
+    A headline is a few words without sentence punctuation at the end (quotes and brackets aside)
+    that stands apart: a Markdown heading, a line in Title Case, or one a blank line follows (a
+    first line wrapped in the middle of a sentence is none)."""
     end = _title_end(text)
-    return end if end and not text[:end].rstrip().endswith((".", "!", "?", ":", ";", ",")) else 0
+    line = text[:end].rstrip().rstrip(_CLOSERS)
+    words = line.lstrip("#").split()
+    if not 0 < len(words) <= get_settings().headline_max_words or line.endswith((".", "!", "?", ":", ";", ",")):
+        return 0
+    capitalised = sum(word[:1].isupper() for word in words)
+    stands_apart = line.startswith("#") or 2 * capitalised > len(words) or not text[end + 1:].split("\n", 1)[0].strip()
+    return end if stands_apart else 0
 
 
 def _common_words_used_first(words: list[str], short: _Group, full: _Group, body_start: int) -> bool:

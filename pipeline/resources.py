@@ -97,8 +97,9 @@ class GraphResource(ConfigurableResource):
             _READY.add((settings.bolt_uri, owner))
 
     def driver(self) -> neo4j.Driver:
-        if self._driver is None:  # used outside a run (a test building the resource by hand)
-            self._driver = db.open_driver(self.connection_settings())
+        if self._driver is None:
+            raise RuntimeError("GraphResource.driver() is for a run's steps: Dagster opens the driver "
+                               "when the run starts (use dagster.build_resources outside a run).")
         return self._driver
 
 
@@ -108,7 +109,7 @@ def connection_from_environment() -> dict[str, EnvVar]:
     found = {}
     for field, name in fields.items():
         for variable in (name, f"SUBTEXT_{name}"):
-            if os.environ.get(variable):
+            if variable in os.environ:  # the one the settings read: the first set, even if empty
                 found[field] = EnvVar(variable)
                 break
     return found

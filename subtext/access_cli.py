@@ -24,7 +24,7 @@ out = Console(soft_wrap=True)
 PERSON = typer.Option(None, "--person", help="The person's id (default: the configured person, SUBTEXT_OWNER).")
 
 # Every command here opens the graph with `ready=True`, so the configured person always exists
-# (listed by `users list`, the default owner of a new key) even before `subtext init`.
+# (listed by `people list`, the default owner of a new key) even before `subtext init`.
 
 
 @people_app.command("add")

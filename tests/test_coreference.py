@@ -82,10 +82,13 @@ def _organisations(text: str) -> dict[str, set[str]]:
 def test_an_everyday_short_form_used_before_a_full_name_is_another_body():
     # found on GUM's court hearings: 'may it please the Court' addresses the court hearing the
     # case, and a lower court cited later is not the Court those mentions meant
-    hearing = ("Mr. Chief Justice, may it please the Court:\nThe Court has held so before. In Brown, the United States "
-               "Court of Appeals for the Ninth Circuit said otherwise, and we think the Court should not follow it.\n")
-    organisations = _organisations(hearing)
-    assert "Court" not in organisations.get("United States Court of Appeals", set()), organisations
+    cited = ("In Brown, the United States Court of Appeals for the Ninth Circuit said otherwise, and we think the "
+             "Court should not follow it.\n")
+    for opening in ("Mr. Chief Justice, may it please the Court:\nThe Court has held so before. ",
+                    '"Mr. Chief Justice, may it please the Court."\n',  # found in review: a quoted first line
+                    "May it please the Court, the Court has held so\nbefore. "):  # and one wrapped mid-sentence
+        organisations = _organisations(opening + cited)
+        assert "Court" not in organisations.get("United States Court of Appeals", set()), (opening, organisations)
     # named first, the full name is what the short form points back to
     report = "The Supreme Court of Ohio heard the case in May. The Court ruled for the state in June.\n"
     organisations = _organisations(report)

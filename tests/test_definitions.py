@@ -29,6 +29,10 @@ def test_the_graph_connection_comes_from_environment_variables_the_ui_can_show(m
     monkeypatch.setenv("NEO4J_URI", "neo4j://127.0.0.1:7999")
     monkeypatch.setenv("SUBTEXT_NEO4J_PASSWORD", "secret")
     assert connection_from_environment() == {"uri": EnvVar("NEO4J_URI"), "password": EnvVar("SUBTEXT_NEO4J_PASSWORD")}
+    # found in review: the settings read the first variable that is set, even when it is empty, and so must the runs
+    monkeypatch.setenv("NEO4J_URI", "")
+    monkeypatch.setenv("SUBTEXT_NEO4J_URI", "bolt://127.0.0.1:7998")
+    assert connection_from_environment()["uri"] == EnvVar("NEO4J_URI")
 
 
 def test_a_run_opens_the_graph_driver_when_it_starts_and_closes_it_when_it_ends(graph):
