@@ -66,7 +66,8 @@ def gather(
     words = intent_words(intent)
     newest_first = since is not None
 
-    rows, total = db.read(driver, queries.members, owner, target.slug, settings.compile_max_members, visible)
+    rows, total = db.read(driver, queries.members, owner, target.slug, settings.compile_max_members, visible,
+                          areas)
     if words:
         vector = embed_text(intent)
         for row in rows:

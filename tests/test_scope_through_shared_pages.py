@@ -73,6 +73,9 @@ async def test_a_focus_key_reads_only_its_areas_facts_on_a_shared_page(shared_pa
         # Priya and Daniel are both in the harbour area, but only an orchard document links them.
         related = {link["page"]["slug"] for link in page["links"] if link["type"] == "RELATES_TO"}
         assert "acme-corporation" in related and "daniel-okafor" not in related, page["links"]
+        compiled = answers["compile page"].structured_content  # nor does compile relate them
+        assert "Daniel Okafor (person, related)" not in compiled["text"], compiled["text"]
+        assert "daniel-okafor" not in {source["slug"] for source in compiled["sources"]}, compiled["sources"]
         snapshot = (await client.call_tool("graph_snapshot", {})).structured_content
         assert "daniel-okafor" in {p["slug"] for p in snapshot["pages"]}
         assert not [link for link in snapshot["links"] if link["type"] == "RELATES_TO"

@@ -11,32 +11,39 @@ from graph_schema.queries.pages import to_native
 from graph_schema.queries.sight import FACT_IN_SIGHT, SOURCE_IN_SIGHT, link_sources_in_sight
 
 # What sits under a focus area (its members) or around a thing (RELATES_TO neighbours, and the
-# focus areas it is filed under); for "you", the focus areas. Strongest links first.
-COMPILE_MEMBERS = """
-MATCH (t:Page {owner: $owner, slug: $slug})
-CALL (t) {
+# focus areas it is filed under); for "you", the focus areas. Strongest links first. A key limited
+# to focus areas weighs a link by the documents it may read, and a link only other areas'
+# documents made (not by hand) is no relation it sees; a page's fact count is what it may read.
+COMPILE_MEMBERS = f"""
+MATCH (t:Page {{owner: $owner, slug: $slug}})
+CALL (t) {{
   WITH t WHERE t.kind = 'focus'
-  MATCH (m:Page {owner: $owner})-[r:IN_CONTEXT]->(t)
+  MATCH (m:Page {{owner: $owner}})-[r:IN_CONTEXT]->(t)
   RETURN m, 'member' AS relation, size(coalesce(r.sources, [])) AS weight
   UNION
   WITH t WHERE t.kind = 'you'
-  MATCH (m:Page:Focus {owner: $owner})
-  RETURN m, 'focus area' AS relation, COUNT { (:Page)-[:IN_CONTEXT]->(m) } AS weight
+  MATCH (m:Page:Focus {{owner: $owner}})
+  RETURN m, 'focus area' AS relation,
+         COUNT {{ (member:Page)-[:IN_CONTEXT]->(m) WHERE $visible IS NULL OR member.slug IN $visible }} AS weight
   UNION
   WITH t WHERE NOT t.kind IN ['focus', 'you']
-  MATCH (t)-[r:RELATES_TO]-(m:Page {owner: $owner})
-  RETURN m, 'related' AS relation, size(coalesce(r.sources, [])) + CASE WHEN r.manual THEN 1 ELSE 0 END AS weight
+  MATCH (t)-[r:RELATES_TO]-(m:Page {{owner: $owner}})
+  WITH m, r, {link_sources_in_sight("r")} AS readable
+  WHERE $areas IS NULL OR readable > 0 OR coalesce(r.manual, false)
+  RETURN m, 'related' AS relation, readable + CASE WHEN r.manual THEN 1 ELSE 0 END AS weight
   UNION
   WITH t WHERE NOT t.kind IN ['focus', 'you']
-  MATCH (t)-[r:IN_CONTEXT]->(m:Page:Focus {owner: $owner})
+  MATCH (t)-[r:IN_CONTEXT]->(m:Page:Focus {{owner: $owner}})
   RETURN m, 'filed under' AS relation, size(coalesce(r.sources, [])) AS weight
-}
+}}
 WITH m, relation, max(weight) AS weight
 WHERE ($visible IS NULL OR m.slug IN $visible)
 ORDER BY weight DESC, m.updated_at DESC, m.title
 LIMIT $limit
 RETURN m.slug AS slug, m.title AS title, m.kind AS kind, relation, weight, m.updated_at AS updated_at,
-       coalesce(m.fact_count, 0) AS fact_count, m.embedding AS embedding
+       CASE WHEN $visible IS NULL THEN coalesce(m.fact_count, 0)
+            ELSE COUNT {{ (f:Fact)-[:ABOUT]->(m) WHERE NOT f.retired AND {FACT_IN_SIGHT} }} END AS fact_count,
+       m.embedding AS embedding
 """
 
 MEMBER_COUNT = """
@@ -44,7 +51,8 @@ MATCH (t:Page {owner: $owner, slug: $slug})
 RETURN CASE t.kind
   WHEN 'focus' THEN COUNT { (m:Page {owner: $owner})-[:IN_CONTEXT]->(t) WHERE ($visible IS NULL OR m.slug IN $visible) }
   WHEN 'you' THEN COUNT { (m:Page:Focus {owner: $owner}) WHERE ($visible IS NULL OR m.slug IN $visible) }
-  ELSE COUNT { (t)-[:RELATES_TO]-(m:Page {owner: $owner}) WHERE ($visible IS NULL OR m.slug IN $visible) }
+  ELSE COUNT { (t)-[r:RELATES_TO]-(m:Page {owner: $owner}) WHERE ($visible IS NULL OR m.slug IN $visible)
+                 AND ($areas IS NULL OR """ + link_sources_in_sight("r") + """ > 0 OR coalesce(r.manual, false)) }
        + COUNT { (t)-[:IN_CONTEXT]->(m:Page {owner: $owner}) WHERE ($visible IS NULL OR m.slug IN $visible) }
 END AS total
 """
@@ -88,12 +96,13 @@ LIMIT $limit
 
 
 def members(
-    tx: neo4j.ManagedTransaction, owner: str, slug: str, limit: int, visible: list[str] | None = None
+    tx: neo4j.ManagedTransaction, owner: str, slug: str, limit: int, visible: list[str] | None = None,
+    areas: list[str] | None = None,
 ) -> tuple[list[dict], int]:
-    rows = [dict(r) for r in tx.run(COMPILE_MEMBERS, owner=owner, slug=slug, limit=limit, visible=visible)]
+    rows = [dict(r) for r in tx.run(COMPILE_MEMBERS, owner=owner, slug=slug, limit=limit, visible=visible, areas=areas)]
     for row in rows:
         row["updated_at"] = to_native(row["updated_at"])
-    total = tx.run(MEMBER_COUNT, owner=owner, slug=slug, visible=visible).single()["total"]
+    total = tx.run(MEMBER_COUNT, owner=owner, slug=slug, visible=visible, areas=areas).single()["total"]
     return rows, total
 
 
