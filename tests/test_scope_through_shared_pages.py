@@ -80,6 +80,10 @@ async def test_a_focus_key_reads_only_its_areas_facts_on_a_shared_page(shared_pa
         assert "daniel-okafor" in {p["slug"] for p in snapshot["pages"]}
         assert not [link for link in snapshot["links"] if link["type"] == "RELATES_TO"
                     and {link["source"], link["target"]} == {"priya-natarajan", "daniel-okafor"}], snapshot["links"]
+        # Who matters is ranked by what the key may read: Priya and Acme have two harbour facts each, so
+        # Acme comes first by name; Priya's four orchard facts must not put her ahead.
+        brief = answers["brief"].structured_content["text"]
+        assert brief.index("Acme Corporation (organisation)") < brief.index("Priya Natarajan (person)"), brief
         # The link between Priya and Acme counts only the harbour document behind it.
         path = {step["slug"]: step["weight"] for step in answers["traverse"].structured_content["path"]}
         assert path.get("acme-corporation") == 1, path

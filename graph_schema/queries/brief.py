@@ -134,7 +134,10 @@ WHERE p.kind IN $kinds AND ($visible IS NULL OR p.slug IN $visible)
   AND EXISTS { MATCH (s)<-[:FROM]-(own:Fact)-[:ABOUT]->(p)
                WHERE NOT own.retired AND COUNT { (own)-[:FROM]->(:Source) } = 1 }
 WITH p, count(s) AS recent, max(s.ingested_at) AS last_seen
-ORDER BY recent DESC, last_seen DESC, p.fact_count DESC, p.title
+// a limited key ranks a page by the facts it may read of it, never by the rest
+WITH p, recent, last_seen, CASE WHEN $visible IS NULL THEN p.fact_count
+     ELSE COUNT { MATCH (f:Fact)-[:ABOUT]->(p) WHERE NOT f.retired AND """ + FACT_IN_SIGHT + """ } END AS readable_facts
+ORDER BY recent DESC, last_seen DESC, readable_facts DESC, p.title
 LIMIT $max_pages
 CALL (p) {
   OPTIONAL MATCH (f:Fact)-[:ABOUT]->(p)
@@ -143,7 +146,7 @@ CALL (p) {
   RETURN collect(f.text)[..$facts_per_page] AS facts
 }
 RETURN p.slug AS slug, p.title AS title, p.kind AS kind, coalesce(p.aliases, []) AS aliases, recent, facts
-ORDER BY recent DESC, last_seen DESC, p.fact_count DESC, p.title
+ORDER BY recent DESC, last_seen DESC, readable_facts DESC, p.title
 """
 
 # Reports of work done ("Daniel sent the volumes", "the review is done"), newest first: the brief
