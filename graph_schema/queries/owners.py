@@ -5,10 +5,11 @@ from __future__ import annotations
 import neo4j
 
 from graph_schema.errors import InvalidRequest
+from graph_schema.plain_text import plain_name
 
 ENSURE_OWNER = """
 MERGE (o:Owner {id: $owner})
-  ON CREATE SET o.owner = $owner, o.name = $name, o.version = 0, o.created_at = datetime()
+  ON CREATE SET o.owner = $owner, o.name = $name, o.version = 0, o.created_at = datetime(), o.plain_names = true
 MERGE (you:Page {owner: $owner, slug: 'you'})
   ON CREATE SET you:You, you.kind = 'you', you.title = $name, you.aliases = [], you.name_keys = [],
                 you.body = '', you.created_at = datetime(), you.updated_at = datetime()
@@ -118,3 +119,49 @@ def owner_contents(tx: neo4j.ManagedTransaction, owner: str) -> dict:
 
 def delete_owner(tx: neo4j.ManagedTransaction, owner: str) -> int:
     return tx.run(DELETE_OWNER, owner=owner).single()["deleted"]
+
+
+# Names stored before titles and aliases were kept to one plain line (see graph_schema.plain_text)
+# may hold control or format characters, or runs of spaces. A graph is looked through for them
+# once (its Owner then carries `plain_names`), and what is found is stored as plain_name makes it.
+# Java's regex: the joiners plain_name keeps (U+200C, U+200D) are taken out of the format class.
+_UNPLAIN = r"(?s).*(\p{Cc}|[\p{Cf}&&[^\x{200C}\x{200D}]]|[\s\p{Z}]{2}|^[\s\p{Z}]|[\s\p{Z}]$|[\p{Z}&&[^ ]]).*"
+UNPLAIN_NAMES = """
+MATCH (o:Owner {id: $owner}) WHERE o.plain_names IS NULL
+CALL (o) {
+  MATCH (n:Page {owner: $owner})
+  WHERE n.title =~ $pattern OR any(alias IN coalesce(n.aliases, []) WHERE alias =~ $pattern)
+  RETURN elementId(n) AS id, n.title AS title, coalesce(n.aliases, []) AS aliases
+  UNION
+  MATCH (n:Source {owner: $owner}) WHERE n.title =~ $pattern
+  RETURN elementId(n) AS id, n.title AS title, null AS aliases
+  UNION
+  WITH o WHERE o.name =~ $pattern
+  RETURN elementId(o) AS id, o.name AS title, null AS aliases
+}
+RETURN id, title, aliases
+"""
+STORE_PLAIN_NAMES = """
+UNWIND $rows AS row
+MATCH (n) WHERE elementId(n) = row.id
+FOREACH (_ IN CASE WHEN n:Owner THEN [1] ELSE [] END | SET n.name = row.title)
+FOREACH (_ IN CASE WHEN n:Owner THEN [] ELSE [1] END | SET n.title = row.title)
+FOREACH (_ IN CASE WHEN row.aliases IS NULL THEN [] ELSE [1] END | SET n.aliases = row.aliases)
+"""
+MARK_PLAIN_NAMES = "MATCH (o:Owner {id: $owner}) WHERE o.plain_names IS NULL SET o.plain_names = true"
+
+
+def store_plain_names(tx: neo4j.ManagedTransaction, owner: str) -> int:
+    """Make the names stored before plain names one plain line, once per graph; how many nodes
+    changed. A change bumps the graph version, so cached briefs are rebuilt."""
+    rows = []
+    for record in tx.run(UNPLAIN_NAMES, owner=owner, pattern=_UNPLAIN):
+        aliases = None
+        if record["aliases"] is not None:
+            aliases = list(dict.fromkeys(a for a in map(plain_name, record["aliases"]) if a))
+        rows.append({"id": record["id"], "title": plain_name(record["title"] or ""), "aliases": aliases})
+    if rows:
+        tx.run(STORE_PLAIN_NAMES, rows=rows)
+        tx.run(BUMP_VERSION, owner=owner)
+    tx.run(MARK_PLAIN_NAMES, owner=owner)
+    return len(rows)
