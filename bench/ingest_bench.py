@@ -50,7 +50,7 @@ def peak_rss_mb() -> float:
 def measure_raw(files: list[Path], recording: Path) -> dict:
     import threading
 
-    from graph_schema.embedding import embed_texts
+    from pipeline.embedding import embed_texts
     from pipeline.extract import load_nlp
 
     model_work = json.loads(recording.read_text())
@@ -92,7 +92,7 @@ class ModelWorkRecorder:
 
         import spacy.language
 
-        from graph_schema.embedding import _model
+        from pipeline.embedding import _model
 
         recorder = self
         original_pipe = spacy.language.Language.pipe
@@ -134,7 +134,7 @@ def measure_pipeline(files: list[Path], recording: Path) -> dict:
         (folder / f.name).write_bytes(f.read_bytes())
 
     from graph_schema import db
-    from graph_schema.embedding import embed_texts
+    from pipeline.embedding import embed_texts
     from graph_schema.queries.owners import delete_owner_batch
     from graph_schema.settings import get_settings
     from pipeline.extract import load_nlp

@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from graph_schema.embedding import embed_texts
+from pipeline.embedding import embed_texts
 from graph_schema.settings import get_settings
 from pipeline.entity_quality import find_scorer, run_scorer
 from pipeline.extract import extract_documents, load_nlp

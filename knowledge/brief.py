@@ -31,12 +31,12 @@ import neo4j
 import numpy as np
 
 from graph_schema import db
-from graph_schema.embedding import embed_texts_remembered
 from graph_schema.kinds import FactKind, PageKind
 from graph_schema.models import BriefLine, BriefView, FocusStatus, PageRef
 from graph_schema.queries.brief import brief_material, load_brief, store_brief
 from graph_schema.settings import Settings, get_settings
 from knowledge.compile import one_line, tokens_of
+from knowledge.types import Embed
 
 EMPTY_BRIEF = (
     "Nothing here yet: this graph has no documents or notes. Drop files into the upload folder "
@@ -231,7 +231,7 @@ def _fact_line(fact: dict, section: str, line_chars: int) -> BriefLine:
                      documents=sorted(set(fact["documents"])))
 
 
-def _candidates(material: dict, settings: Settings) -> list[_Candidate]:
+def _candidates(material: dict, settings: Settings, embed: Embed) -> list[_Candidate]:
     out: list[_Candidate] = []
 
     def add(rank: int, line: BriefLine, omitted_as: str, area: str | None = None, needs: int | None = None) -> int:
@@ -246,7 +246,7 @@ def _candidates(material: dict, settings: Settings) -> list[_Candidate]:
                              sources=you_sources), "who you are")
 
     # Open items a later report of work done closes: shown as closed, counted among what changed.
-    closing = _closing_reports(material, settings)
+    closing = _closing_reports(material, settings, embed)
     changed = _changed_line(material.get("changed"), list(closing.values()), material.get("since"),
                             material.get("first", False))
     if changed is not None:
@@ -305,22 +305,22 @@ def _candidates(material: dict, settings: Settings) -> list[_Candidate]:
     return out
 
 
-def _fact_vectors(items: list[dict], reports: list[dict], settings: Settings) -> dict[str, np.ndarray]:
+def _fact_vectors(items: list[dict], reports: list[dict], settings: Settings, embed: Embed) -> dict[str, np.ndarray]:
     """{fact id: its sentence embedded}, for closing an open item by meaning (one batch; none when
     there is nothing to compare or closing by meaning is off)."""
     if not items or not reports or settings.closing_min_similarity > 1:
         return {}
     texts = {f["id"]: f["text"] for f in (*items, *reports)}
-    # remembered across rebuilds: after a write only the new sentences are embedded (model work was
-    # 86 % of a rebuild on a 2,600-page graph)
-    return dict(zip(texts, np.asarray(embed_texts_remembered(list(texts.values()))), strict=True))
+    # the callers hand over an embedder that remembers across rebuilds: after a write only the new
+    # sentences are embedded (model work was 86 % of a rebuild on a 2,600-page graph)
+    return dict(zip(texts, np.asarray(embed(list(texts.values()))), strict=True))
 
 
-def _closing_reports(material: dict, settings: Settings) -> dict[str, dict]:
+def _closing_reports(material: dict, settings: Settings, embed: Embed) -> dict[str, dict]:
     """{open item's fact id: the later report of work done that closes it}."""
     items = [f for focus in material["focus"] for f in focus["typed"] if f["kind"] != FactKind.DECISION.value]
     reports = material.get("reports", [])
-    vectors = _fact_vectors(items, reports, settings)
+    vectors = _fact_vectors(items, reports, settings, embed)
     return {fact["id"]: report for fact in items
             for report in [closing_report(fact, reports, settings.closing_min_overlap, vectors,
                                           settings.closing_min_similarity)] if report}
@@ -335,13 +335,13 @@ def _typed_by_kind(focus: dict) -> dict[FactKind, list[dict]]:
     return typed
 
 
-def focus_status(material: dict, settings: Settings) -> FocusStatus | None:
+def focus_status(material: dict, settings: Settings, embed: Embed) -> FocusStatus | None:
     """The status of the one focus area `material` was read for (brief_material's `only_focus`):
     the same lines the brief writes for it, none left out for the brief's budget."""
     if not material["focus"]:
         return None
     focus = material["focus"][0]
-    closing = _closing_reports(material, settings)
+    closing = _closing_reports(material, settings, embed)
     about = _what_it_is(focus, settings.brief_about_min_words)
     status = FocusStatus(source_count=focus["source_count"], last_activity=focus["last_activity"])
     if about:
@@ -472,15 +472,15 @@ def _omitted(left_out: list[_Candidate]) -> list[str]:
     return sentences[:1] + [s[:1].upper() + s[1:] for s in sentences[1:]]
 
 
-def render_brief(material: dict, settings: Settings | None = None) -> BriefView:
+def render_brief(material: dict, embed: Embed, settings: Settings | None = None) -> BriefView:
     """Turn brief material (see queries.brief.brief_material) into text, its lines with their sources,
-    packed into the token budget."""
+    packed into the token budget; `embed` compares open items with reports of work done."""
     settings = settings or get_settings()
     version = material["version"]
     if material["sources"] == 0 and not material["you_facts"]:
         return BriefView(text=EMPTY_BRIEF, sources=[], graph_version=version)
 
-    packed = _pack(_candidates(material, settings), settings.brief_token_budget, settings.chars_per_token)
+    packed = _pack(_candidates(material, settings, embed), settings.brief_token_budget, settings.chars_per_token)
     view = _written(packed, version, settings)
     while view.estimated_tokens > settings.brief_token_budget:
         # the sentence saying what was left out grew past the reserve: leave out one more line (never who you are)
@@ -536,35 +536,37 @@ def _joined(paragraph: list[str]) -> list[str]:
     return out
 
 
-def current_brief(driver: neo4j.Driver, owner: str) -> BriefView:
+def current_brief(driver: neo4j.Driver, owner: str, embed: Embed) -> BriefView:
     """The cached brief if the graph is unchanged since it was built; otherwise rebuild and cache it."""
     version, cached = db.read_single(driver, load_brief, owner)
     if cached is not None and cached.graph_version == version:
         return cached
-    return rebuild_brief(driver, owner)
+    return rebuild_brief(driver, owner, embed)
 
 
-def rebuild_brief(driver: neo4j.Driver, owner: str) -> BriefView:
+def rebuild_brief(driver: neo4j.Driver, owner: str, embed: Embed) -> BriefView:
     settings = get_settings()
     _, previous = db.read(driver, load_brief, owner)
     since = previous.built_at if previous else None
     material = db.read(driver, brief_material, owner, settings, None, since, first=previous is None)
-    brief = render_brief(material, settings)
+    brief = render_brief(material, embed, settings)
     return db.write(driver, store_brief, owner, brief).model_copy(update={"cached": False})
 
 
-def read_focus_status(driver: neo4j.Driver, owner: str, slug: str, settings: Settings,
+def read_focus_status(driver: neo4j.Driver, owner: str, slug: str, settings: Settings, embed: Embed,
                       visible: list[str] | None = None, areas: list[str] | None = None) -> FocusStatus | None:
     """What was decided, is open and was closed in one focus area (compile of a focus area)."""
-    return focus_status(db.read(driver, brief_material, owner, settings, visible, None, slug, areas=areas), settings)
+    return focus_status(db.read(driver, brief_material, owner, settings, visible, None, slug, areas=areas), settings,
+                        embed)
 
 
-def scoped_brief(driver: neo4j.Driver, owner: str, visible: list[str], areas: list[str] | None = None) -> BriefView:
+def scoped_brief(driver: neo4j.Driver, owner: str, visible: list[str], embed: Embed,
+                 areas: list[str] | None = None) -> BriefView:
     """The brief of what one access key's scope can see (not stored: the cache holds the full one);
     `areas`: a focus key's areas (`graph_schema.queries.sight`)."""
     settings = get_settings()
     material = db.read(driver, brief_material, owner, settings, visible, areas=areas)
-    return render_brief(material, settings)
+    return render_brief(material, embed, settings)
 
 
 def brief_is_stale(driver: neo4j.Driver, owner: str) -> bool:

@@ -7,7 +7,6 @@ from datetime import datetime
 import neo4j
 
 from graph_schema import db
-from graph_schema.embedding import embed_text
 from graph_schema.kinds import PageKind
 from graph_schema.models import PageRef
 from graph_schema.queries import compile as queries
@@ -26,6 +25,7 @@ from knowledge.compile import (
     render_narrative,
     tokens_of,
 )
+from knowledge.types import Embed
 
 
 # Kept free while packing, for the section headings and the `omitted` sentences written after it
@@ -54,6 +54,7 @@ def gather(
     freshness: str | None,
     since: datetime | None,
     settings: Settings,
+    embed: Embed,
     visible: list[str] | None = None,
     areas: list[str] | None = None,
 ) -> CompiledPackage:
@@ -69,7 +70,7 @@ def gather(
     rows, total = db.read(driver, queries.members, owner, target.slug, settings.compile_max_members, visible,
                           areas)
     if words:
-        vector = embed_text(intent)
+        [vector] = embed([intent])
         for row in rows:
             emb = row.get("embedding")
             row["relevance"] = round(sum(x * y for x, y in zip(vector, emb, strict=True)), 4) if emb else None
@@ -88,7 +89,7 @@ def gather(
         target_facts=rank_facts(_facts(facts), words, newest_first), target_facts_total=facts_total,
     )
     if target.kind is PageKind.FOCUS and target_visible:
-        package.status = read_focus_status(driver, owner, target.slug, settings, visible, areas)
+        package.status = read_focus_status(driver, owner, target.slug, settings, embed, visible, areas)
     used = tokens_of(render_narrative(package), per_token)
 
     left_out: list[str] = []

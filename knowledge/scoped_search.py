@@ -15,11 +15,11 @@ import re
 import neo4j
 
 from graph_schema import db
-from graph_schema.embedding import embed_texts
 from graph_schema.models import SearchHit
 from graph_schema.queries import compile as compile_queries
 from graph_schema.queries.search import fulltext_search, preview, query_words, vector_search
 from graph_schema.settings import Settings
+from knowledge.types import Embed
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -37,7 +37,7 @@ def _seen_as(hit: SearchHit, text: str, score: float, settings: Settings) -> Sea
 
 
 def semantic_in_scope(driver: neo4j.Driver, owner: str, vector: list[float], limit: int, visible: list[str],
-                      areas: list[str] | None, settings: Settings) -> list[SearchHit]:
+                      areas: list[str] | None, settings: Settings, embed: Embed) -> list[SearchHit]:
     """The nearest pages in sight, scored by the cosine of the query to what the key may read of them."""
     wanted = max(limit, settings.search_scoped_candidates)
     candidates = db.read(driver, vector_search, owner, vector, wanted, -1.0, settings.preview_chars, visible)
@@ -46,7 +46,7 @@ def semantic_in_scope(driver: neo4j.Driver, owner: str, vector: list[float], lim
     texts = _readable_text(driver, owner, candidates, visible, areas, settings)
     readable = [f"{h.title}\n{texts.get(h.slug, '')}".strip()[: settings.search_scoped_text_chars] for h in candidates]
     scored = []
-    for hit, text_vector in zip(candidates, embed_texts(readable), strict=True):
+    for hit, text_vector in zip(candidates, embed(readable), strict=True):
         score = sum(x * y for x, y in zip(vector, text_vector, strict=True))
         if score >= settings.search_min_score:
             scored.append(_seen_as(hit, texts.get(hit.slug, ""), score, settings))

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from graph_schema import db
 from graph_schema.access import PAUSED_MESSAGE, Access
-from graph_schema.embedding import embed_text
+from pipeline.embedding import embed_text, embed_texts, embed_texts_remembered
 from graph_schema.document_text import fence
 from graph_schema.errors import AccessRefused, GraphUnavailable, InvalidRequest, PageNotFound
 from graph_schema.kinds import PageKind
@@ -231,11 +231,11 @@ class GraphService:
         driver = self.driver()
         visible = self.visible(access)
         if visible is None:
-            return current_brief(driver, access.owner)  # the full brief is cached in the graph itself
+            return current_brief(driver, access.owner, embed_texts_remembered)  # the full brief is cached in the graph itself
         version = db.read_single(driver, graph_version, access.owner)
         if held is not None and held.graph_version == version:
             return held.model_copy(update={"cached": True})
-        return scoped_brief(driver, access.owner, visible, access.areas)
+        return scoped_brief(driver, access.owner, visible, embed_texts_remembered, access.areas)
 
     def search(self, access: Access, query: str, limit: int) -> SearchAnswer:
         limit = max(1, min(limit, 50))
@@ -246,7 +246,7 @@ class GraphService:
         if visible is None:
             hits = db.read(driver, vector_search, access.owner, vector, limit, s.search_min_score, s.preview_chars)
         else:  # scored by what the key may read of each page, never by the rest of it
-            hits = semantic_in_scope(driver, access.owner, vector, limit, visible, access.areas, s)
+            hits = semantic_in_scope(driver, access.owner, vector, limit, visible, access.areas, s, embed_texts)
         mode = "semantic"
         if not hits:
             hits = (db.read(driver, fulltext_search, access.owner, query, limit, s.preview_chars)
@@ -379,8 +379,8 @@ class GraphService:
                 self._compiled.move_to_end(key)
         cached = package is not None and package.graph_version == version
         if not cached:
-            package = gather(self.driver(), access.owner, ref, depth, intent, freshness, since, self.settings, visible,
-                             access.areas)
+            package = gather(self.driver(), access.owner, ref, depth, intent, freshness, since, self.settings,
+                             embed_texts_remembered, visible, access.areas)
             package.graph_version = version
             self._remember_compiled(key, package)
         render = {"narrative": render_narrative, "summary": render_summary}.get(shape)  # structured: no text

@@ -29,6 +29,7 @@ from graph_schema.errors import GraphUnavailable, InvalidRequest
 from graph_schema.models import ExtractedDocument, MergeOutcome, ParsedDocument, ResolvedDocument
 from graph_schema.settings import get_settings
 from knowledge.brief import brief_is_stale, rebuild_brief
+from pipeline.embedding import embed_texts_remembered
 from pipeline.resources import GraphResource, ProgressReporter
 from pipeline.stages import extract_mentions, merge_documents, parse_sources, resolve_entities
 
@@ -236,7 +237,7 @@ def context_brief(context: AssetExecutionContext, graph: GraphResource) -> Mater
         driver = graph.driver()
         if not brief_is_stale(driver, owner):
             return MaterializeResult(metadata={"person": owner, "rebuilt": False})
-        brief = rebuild_brief(driver, owner)
+        brief = rebuild_brief(driver, owner, embed_texts_remembered)
     return MaterializeResult(
         metadata={
             "person": owner,

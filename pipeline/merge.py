@@ -10,7 +10,7 @@ import neo4j
 
 from graph_schema import db
 from graph_schema.errors import RunFailed
-from graph_schema.embedding import embed_texts
+from pipeline.embedding import embed_texts
 from graph_schema.kinds import ENTITY_KINDS, FactKind, PageKind, SourceKind, SourceStatus
 from graph_schema.models import (
     ChunkWrite,

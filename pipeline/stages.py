@@ -22,7 +22,7 @@ from pathlib import Path
 import neo4j
 
 from graph_schema import db
-from graph_schema.embedding import embed_texts
+from pipeline.embedding import embed_texts
 from graph_schema.kinds import PageKind, SourceKind, SourceStatus
 from graph_schema.models import ExtractedDocument, KnownPage, MergeOutcome, ParsedDocument, ResolvedDocument
 from graph_schema.queries.documents import known_pages, pages_named_with, source_states

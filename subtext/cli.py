@@ -178,9 +178,10 @@ def status(
 def brief() -> None:
     """Print the brief about the person (the cached one when the graph has not changed)."""
     from knowledge.brief import current_brief
+    from pipeline.embedding import embed_texts_remembered
 
     with open_graph() as driver:
-        view = current_brief(driver, get_settings().owner)
+        view = current_brief(driver, get_settings().owner, embed_texts_remembered)
     out.print(view.text)
     if view.sources:
         out.print("\n[dim]Written from: " + ", ".join(f"{s.title} ({s.kind.value}, {s.slug})" for s in view.sources) + "[/dim]")

@@ -14,6 +14,7 @@ from graph_schema.queries.pages import get_page
 from graph_schema.settings import PROJECT_ROOT, get_settings
 from knowledge.brief import current_brief, render_brief, why_it_matters
 from knowledge.transfer import import_records, parse_records, write_export
+from pipeline.embedding import embed_texts_remembered
 from pipeline.run import ingest_paths
 from tests.conftest import write
 
@@ -28,7 +29,7 @@ def _lines(brief, section: str) -> list:
 def test_the_brief_of_the_samples_says_what_was_decided_and_what_is_open(graph, tmp_path):
     shutil.copytree(PROJECT_ROOT / "samples" / "uploads", graph["upload"], dirs_exist_ok=True)
     assert {o.status for o in ingest_paths([graph["upload"]]).outcomes} == {"ingested"}
-    brief = current_brief(graph["driver"], graph["owner"])
+    brief = current_brief(graph["driver"], graph["owner"], embed_texts_remembered)
     print(brief.text)
     settings = get_settings()
 
@@ -60,18 +61,18 @@ def test_the_brief_of_the_samples_says_what_was_decided_and_what_is_open(graph, 
     assert {s.slug for line in brief.lines for s in line.sources} == {s.slug for s in brief.sources}
     # Within budget; the stored brief reads back the same, statements and all.
     assert brief.estimated_tokens <= settings.brief_token_budget
-    assert current_brief(graph["driver"], graph["owner"]).lines == brief.lines
+    assert current_brief(graph["driver"], graph["owner"], embed_texts_remembered).lines == brief.lines
 
     # A smaller budget keeps the most important statements and says what it left out.
     material = graph["db"].read(graph["driver"], brief_material, graph["owner"], settings)
-    small = render_brief(material, settings.model_copy(update={"brief_token_budget": 160}))
+    small = render_brief(material, embed_texts_remembered, settings.model_copy(update={"brief_token_budget": 160}))
     assert small.estimated_tokens <= 160 and small.omitted and "Left out" in small.text
     assert _lines(small, "focus") and len(small.lines) < len(brief.lines)
 
     # What changed since the last brief; the newest decision comes first in its area.
     write(graph["upload"], "harbour-pitch/follow-up.md", "Priya Natarajan approved the berth dashboard mock-ups from Daniel Okafor.\n")
     ingest_paths([graph["upload"]])
-    after = current_brief(graph["driver"], graph["owner"])
+    after = current_brief(graph["driver"], graph["owner"], embed_texts_remembered)
     changed = _lines(after, "changed")
     assert changed and "harbour-pitch/follow-up.md" in changed[0].text and "1 new decision" in changed[0].text
     assert "approved the berth dashboard" in _lines(after, "decision")[0].text
@@ -117,7 +118,7 @@ def test_a_tight_budget_shares_its_room_between_decisions_and_open_items():
              "last_activity": datetime(2026, 12, 1, tzinfo=timezone.utc), "typed": typed, "statements": []}
     material = {"version": 1, "name": "Ada Park", "you_facts": [], "sources": 1, "focus": [focus], "top": [],
                 "changed": None, "reports": []}
-    brief = render_brief(material, get_settings().model_copy(update={"brief_token_budget": 165}))
+    brief = render_brief(material, embed_texts_remembered, get_settings().model_copy(update={"brief_token_budget": 165}))
     shown = [line.text.split(":")[0].split(" (")[0] for line in brief.lines if line.section in ("decision", "action")]
     assert shown.count("Decided") >= 2 and shown.count("To do") >= 2, brief.text
     assert shown == sorted(shown, key=lambda s: s != "Decided"), brief.text  # read grouped by kind

@@ -14,6 +14,7 @@ from graph_schema.queries.brief import brief_material
 from graph_schema.settings import PROJECT_ROOT, get_settings
 from knowledge.brief import current_brief, render_brief
 from knowledge.transfer import import_records, parse_records, write_export
+from pipeline.embedding import embed_texts_remembered
 from pipeline.fact_kinds import classify_sentence, type_facts
 from pipeline.run import ingest_paths
 from tests.conftest import write
@@ -38,7 +39,7 @@ def _all_of(graph, budget: int = 4000):
     """The brief with room for everything, to check what it holds (the default budget is checked too)."""
     settings = get_settings()
     material = graph["db"].read(graph["driver"], brief_material, graph["owner"], settings)
-    return render_brief(material, settings.model_copy(update={"brief_token_budget": budget}))
+    return render_brief(material, embed_texts_remembered, settings.model_copy(update={"brief_token_budget": budget}))
 
 
 def test_a_documents_header_status_is_a_dated_decision_or_an_open_item(graph):
@@ -51,7 +52,7 @@ def test_a_documents_header_status_is_a_dated_decision_or_an_open_item(graph):
           "Sofia Marquez is rewriting the loader for the Kafka migration.\n")
     assert {o.status for o in ingest_paths([graph["upload"]]).outcomes} == {"ingested"}
 
-    brief = current_brief(graph["driver"], graph["owner"])
+    brief = current_brief(graph["driver"], graph["owner"], embed_texts_remembered)
     print(brief.text)
     assert brief.estimated_tokens <= get_settings().brief_token_budget
     # Within the default budget, the area's first decision is a proposal's own status, with its source.
@@ -113,7 +114,7 @@ def test_decisions_and_due_dates_are_dated_by_the_document(graph):
 def test_an_open_item_reported_done_is_closed_in_what_changed(graph, tmp_path):
     shutil.copytree(PROJECT_ROOT / "samples" / "uploads" / "harbour-pitch", graph["upload"] / "harbour-pitch")
     ingest_paths([graph["upload"]])
-    before = current_brief(graph["driver"], graph["owner"])
+    before = current_brief(graph["driver"], graph["owner"], embed_texts_remembered)
     assert any("shipping volumes" in line.text for line in _lines(_all_of(graph), "action"))
     assert not _lines(before, "closed")
 
@@ -121,12 +122,12 @@ def test_an_open_item_reported_done_is_closed_in_what_changed(graph, tmp_path):
     write(graph["upload"], "harbour-pitch/status.md", "Daniel Okafor has not sent the shipping volumes yet.\n")
     ingest_paths([graph["upload"]])
     assert any("shipping volumes" in line.text for line in _lines(_all_of(graph), "action"))
-    current_brief(graph["driver"], graph["owner"])
+    current_brief(graph["driver"], graph["owner"], embed_texts_remembered)
 
     write(graph["upload"], "harbour-pitch/follow-up.md",
           "Daniel Okafor sent the 2025 shipping volumes from Northwind Logistics.\n")
     ingest_paths([graph["upload"]])
-    after = current_brief(graph["driver"], graph["owner"])
+    after = current_brief(graph["driver"], graph["owner"], embed_texts_remembered)
     print(after.text)
     changed = _lines(after, "changed")
     assert changed and "1 item closed" in changed[0].text and "harbour-pitch/follow-up.md" in changed[0].documents
@@ -150,7 +151,7 @@ def test_an_open_item_reported_done_is_closed_in_what_changed(graph, tmp_path):
         import_records(graph["driver"], other, other, parse_records(handle, str(exported)))
     settings = get_settings()
     material = graph["db"].read(graph["driver"], brief_material, other, settings)
-    copied = render_brief(material, settings.model_copy(update={"brief_token_budget": 4000}))
+    copied = render_brief(material, embed_texts_remembered, settings.model_copy(update={"brief_token_budget": 4000}))
     assert [line.text for line in _lines(copied, "closed")] == [line.text for line in _lines(everything, "closed")]
 
 
@@ -193,7 +194,7 @@ def test_notes_at_the_top_of_the_upload_folder_bring_their_decisions_and_tasks_t
           "## Action items\n\n- [Hunter] Add retries and alerting to the scan-event DAG by Thursday.\n"
           "- Grace — reply to Harrowgate Foods on the ETA feed scope.\n")
     assert {o.status for o in ingest_paths([graph["upload"]]).outcomes} == {"ingested"}
-    brief = current_brief(graph["driver"], graph["owner"])
+    brief = current_brief(graph["driver"], graph["owner"], embed_texts_remembered)
     print(brief.text)
     assert brief.estimated_tokens <= get_settings().brief_token_budget
     heading = next(line for line in _lines(brief, "focus") if "outside a focus folder" in line.text)

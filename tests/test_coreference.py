@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from graph_schema.embedding import embed_texts
+from pipeline.embedding import embed_texts
 from graph_schema.kinds import PageKind
 from graph_schema.models import DocumentEntity, EntityMention, ExtractedDocument, ParsedDocument
 from pipeline.coreference import join_office_to_holder, join_organisation_names, join_person_names

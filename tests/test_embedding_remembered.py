@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import graph_schema.embedding as embedding
+import pipeline.embedding as embedding
 from graph_schema.settings import reset_settings
 
 SENTENCES = ["Marta will get the insurance quote.", "Marta has shared the quote from the insurer.",

@@ -245,7 +245,7 @@ def test_a_template_addressed_to_its_reader_gives_no_decisions_or_questions_thro
 def test_what_a_tool_should_or_will_do_is_no_ones_task():
     # seen on 20 PEPs: 'CPython should make no assumptions about POSIX features' and 'Windows Server
     # will usually be the oldest version …' were tasks of CPython and Windows Server in the brief
-    from graph_schema.embedding import embed_texts
+    from pipeline.embedding import embed_texts
 
     text = ("Platform support\n\nAuthor: Ada Park\n\n"
             "PostgreSQL should make no assumptions about the file system beyond what POSIX requires.\n\n"

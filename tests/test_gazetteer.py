@@ -99,7 +99,7 @@ def test_the_model_alone_misses_the_follow_ups():
 
 
 def test_a_name_found_in_one_document_of_a_batch_is_found_in_the_others():
-    from graph_schema.embedding import embed_texts
+    from pipeline.embedding import embed_texts
     from pipeline.resolve import resolve_documents
 
     extracted = [_extract(CONTRACT, "contract.md"), _extract(FOLLOW_UPS, "follow-ups.md")]

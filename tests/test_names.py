@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from graph_schema.embedding import embed_texts
+from pipeline.embedding import embed_texts
 from graph_schema.kinds import PageKind
 from graph_schema.models import ParsedDocument, ResolvedDocument
 from graph_schema.queries.pages import get_page

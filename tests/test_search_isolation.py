@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from graph_schema.embedding import embed_text
+from pipeline.embedding import embed_text
 from graph_schema.queries.search import fulltext_search, nearest_pages, vector_search
 
 ADD_PAGES = """

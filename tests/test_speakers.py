@@ -228,7 +228,7 @@ def test_an_email_signature_says_where_its_writer_works(tmp_path):
 
 def test_a_signatures_job_title_line_is_no_organisation(tmp_path):
     # seen on fresh notes 5: 'Grid Connections Engineer' under the writer's name became a firm
-    from graph_schema.embedding import embed_texts
+    from pipeline.embedding import embed_texts
 
     path = write(tmp_path, "offer.txt", "Subject: revised offer\n\nHi Jonas,\n\nThanks for the call.\n\nBest regards,\n"
                  "Ravi\n\nRavi Subramanian\nGrid Connections Engineer\nHollowmere Renewables Ltd\n")
@@ -337,7 +337,7 @@ def test_works_at_is_stored_on_the_link_and_goes_with_its_source(graph, tmp_path
 def test_the_same_initials_in_two_notes_do_not_merge_two_people(tmp_path):
     """A label is an alias of its person, but initials are weak evidence across notes: 'Ivan Cole
     (IC)' is not 'Ines Carvalho (IC)' of another note."""
-    from graph_schema.embedding import embed_texts
+    from pipeline.embedding import embed_texts
     from pipeline.resolve import resolve_documents
 
     first = write(tmp_path, "a.md", "# Sync\n\nAttendees: Ines Carvalho (IC), Ben Ito (BI)\n\nIC: The pilot starts in May.\n")
@@ -354,7 +354,7 @@ def test_initials_as_speaker_labels_are_the_colleague_named_in_full_in_other_not
     """Seen failing on fresh notes 3: a sprint note's 'JF:', 'TW:' labels, never spelt out there,
     made pages of their own beside Joaquín Ferreyra and Tomasz Wierzbicki, named in full in an
     earlier and a later note with the same project and partner. A note sharing nothing keeps its own."""
-    from graph_schema.embedding import embed_texts
+    from pipeline.embedding import embed_texts
     from pipeline.resolve import resolve_documents
 
     notes = [
@@ -397,7 +397,7 @@ def test_a_status_reports_role_fields_name_their_people(tmp_path):
     # seen on fresh notes 5: 'Project manager: Léa Dubois' under the report's title came out 'Léa'
     # (spaCy read 'Léa Dubois' and the next line as one place), so her tasks had no full name;
     # and the report's type, 'Project Status Report', became a project
-    from graph_schema.embedding import embed_texts
+    from pipeline.embedding import embed_texts
 
     path = write(tmp_path, "status.md", "# Marlowe Wind — Project Status Report\n\nDate: 30/10/2026\n"
                  "Project manager: Léa Dubois\nReporting period: 1–30 October 2026\n"
