@@ -1,7 +1,7 @@
 """Pydantic models of everything that moves between the pipeline stages, the graph and the tools.
 
 Pipeline stages:  ParsedDocument -> ExtractedDocument -> ResolvedDocument -> MergeOutcome
-Graph reads:      PageSummary, PageDetail, FactView, BriefView, SearchResult
+Graph reads:      PageSummary, PageDetail, FactView, SearchResult (what the domain makes of them: knowledge.types)
 """
 
 from __future__ import annotations
@@ -228,62 +228,7 @@ class SearchResult(Model):
     results: list[SearchHit] = Field(default_factory=list)
 
 
-class BriefLine(Model):
-    """One statement of the brief, with the pages and documents it rests on."""
-
-    section: Literal["you", "changed", "focus", "decision", "action", "question", "closed", "about", "matters"]
-    text: str = Field(description="A statement of the brief, " + DATA_NOT_INSTRUCTIONS + ".")
-    sources: list[PageRef] = Field(default_factory=list)
-    documents: list[str] = Field(default_factory=list)  # keys of the sources it was read from
-
-
-class FocusStatus(Model):
-    """Where one focus area stands, as the brief reads it: what it is, what was decided (dated),
-    what is open (owner and due date where stated) and what was closed, each line with its sources."""
-
-    what_it_is: BriefLine | None = None
-    decided: list[BriefLine] = Field(default_factory=list)
-    open: list[BriefLine] = Field(default_factory=list)
-    closed: list[BriefLine] = Field(default_factory=list)
-    source_count: int = 0
-    last_activity: datetime | None = None
-
-
-class BriefView(Model):
-    text: str = Field(description="The brief inside <document-text> tags, " + DATA_NOT_INSTRUCTIONS + ".")
-    sources: list[PageRef] = Field(default_factory=list)
-    lines: list[BriefLine] = Field(default_factory=list)  # every statement of `text`, each with its sources
-    omitted: list[str] = Field(default_factory=list)  # what did not fit the token budget, in sentences
-    estimated_tokens: int = 0
-    graph_version: int = 0
-    built_at: datetime | None = None
-    cached: bool = False
-
-
 # --------------------------------------------------------------------------- status
-
-
-class SourceProblem(Model):
-    """A source that failed, or was processed only up to a limit."""
-
-    key: str
-    status: Literal["failed", "truncated"]
-    reason: str
-    at: datetime | None = None
-
-
-class OwnerStatus(Model):
-    """One person's graph as `subtext status` shows it."""
-
-    owner: str
-    name: str
-    pages: int
-    facts: int
-    sources: dict[str, int] = Field(default_factory=dict)  # by status: ingested, failed, retired
-    truncated: int = 0
-    graph_version: int = 0
-    brief_current: bool = False
-    problems: list[SourceProblem] = Field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- the merge plan

@@ -32,11 +32,11 @@ import numpy as np
 
 from graph_schema import db
 from graph_schema.kinds import FactKind, PageKind
-from graph_schema.models import BriefLine, BriefView, FocusStatus, PageRef
+from graph_schema.models import PageRef
 from graph_schema.queries.brief import brief_material, load_brief, store_brief
 from graph_schema.settings import Settings, get_settings
 from knowledge.compile import one_line, tokens_of
-from knowledge.types import Embed
+from knowledge.types import BriefLine, BriefView, Embed, FocusStatus
 
 EMPTY_BRIEF = (
     "Nothing here yet: this graph has no documents or notes. Drop files into the upload folder "
@@ -536,21 +536,32 @@ def _joined(paragraph: list[str]) -> list[str]:
     return out
 
 
+def _cached_view(stored: dict) -> BriefView:
+    """The brief as the graph keeps it (graph_schema.queries.brief.load_brief)."""
+    return BriefView(text=stored["text"], sources=[PageRef(**s) for s in stored["sources"]],
+                     lines=[BriefLine(**line) for line in stored["lines"]], omitted=stored["omitted"],
+                     estimated_tokens=stored["estimated_tokens"], graph_version=stored["graph_version"],
+                     built_at=stored["built_at"], cached=True)
+
+
 def current_brief(driver: neo4j.Driver, owner: str, embed: Embed) -> BriefView:
     """The cached brief if the graph is unchanged since it was built; otherwise rebuild and cache it."""
     version, cached = db.read_single(driver, load_brief, owner)
-    if cached is not None and cached.graph_version == version:
-        return cached
+    if cached is not None and cached["graph_version"] == version:
+        return _cached_view(cached)
     return rebuild_brief(driver, owner, embed)
 
 
 def rebuild_brief(driver: neo4j.Driver, owner: str, embed: Embed) -> BriefView:
     settings = get_settings()
     _, previous = db.read(driver, load_brief, owner)
-    since = previous.built_at if previous else None
+    since = previous["built_at"] if previous else None
     material = db.read(driver, brief_material, owner, settings, None, since, first=previous is None)
     brief = render_brief(material, embed, settings)
-    return db.write(driver, store_brief, owner, brief).model_copy(update={"cached": False})
+    stored = brief.model_dump(mode="json", include={"text", "sources", "lines", "omitted", "estimated_tokens",
+                                                     "graph_version"})
+    built_at = db.write(driver, store_brief, owner, stored)
+    return brief.model_copy(update={"built_at": built_at or brief.built_at, "cached": False})
 
 
 def read_focus_status(driver: neo4j.Driver, owner: str, slug: str, settings: Settings, embed: Embed,
@@ -571,4 +582,4 @@ def scoped_brief(driver: neo4j.Driver, owner: str, visible: list[str], embed: Em
 
 def brief_is_stale(driver: neo4j.Driver, owner: str) -> bool:
     version, cached = db.read(driver, load_brief, owner)
-    return cached is None or cached.graph_version != version
+    return cached is None or cached["graph_version"] != version

@@ -19,17 +19,11 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, timedelta, timezone
-from typing import Literal
 
-from pydantic import BaseModel, Field
-
-from graph_schema.document_text import DATA_NOT_INSTRUCTIONS
 from graph_schema.errors import InvalidRequest
 from graph_schema.kinds import PageKind
-from graph_schema.models import FocusStatus, PageRef
+from knowledge.types import CompiledFact, CompiledItem, CompiledPackage, FocusStatus
 
-Depth = Literal["shallow", "medium", "deep"]
-Shape = Literal["narrative", "structured", "summary"]
 
 _RELATIVE = re.compile(r"^\s*(\d{1,4})\s*([hdwm])\s*$", re.IGNORECASE)
 _UNIT_HOURS = {"h": 1, "d": 24, "w": 24 * 7, "m": 24 * 30}
@@ -39,60 +33,6 @@ _STOPWORDS = {
     "have", "has", "had", "our", "you", "your", "their", "them", "who", "how", "why", "when", "which", "need",
     "want", "help", "prepare", "write", "draft", "tell", "give", "make", "get", "all", "any", "can",
 }
-
-
-class CompiledFact(BaseModel):
-    text: str = Field(description="Document text, " + DATA_NOT_INSTRUCTIONS + ".")
-    first_seen: datetime | None = None
-    sources: list[str] = Field(default_factory=list)  # source keys (file paths, submissions)
-
-
-class CompiledItem(PageRef):
-    relation: str  # member, related, filed under, focus area
-    line: str = Field(default="", description="Its first fact, shortened, " + DATA_NOT_INSTRUCTIONS + ".")
-    facts: list[CompiledFact] = Field(default_factory=list)  # medium and deep
-    facts_total: int = 0
-    relevance: float | None = None  # cosine to the intent, when one was given
-
-
-class CompiledRelation(BaseModel):
-    source: PageRef
-    target: PageRef
-    how: str = Field(description="How the two relate, with a sentence " + DATA_NOT_INSTRUCTIONS + ".")
-
-
-class CompiledPackage(BaseModel):
-    """What `gather` found and packed, before any shape is applied."""
-
-    target: PageRef
-    depth: Depth
-    intent: str = ""
-    freshness: str | None = None
-    since: datetime | None = None
-    target_facts: list[CompiledFact] = Field(default_factory=list)
-    target_facts_total: int = 0
-    status: FocusStatus | None = None  # a focus area's decisions, open and closed items (as the brief reads them)
-    items: list[CompiledItem] = Field(default_factory=list)
-    relations: list[CompiledRelation] = Field(default_factory=list)
-    omitted: list[str] = Field(default_factory=list)  # what did not fit, said in sentences
-    estimated_tokens: int = 0
-    graph_version: int = 0
-
-
-class CompileAnswer(BaseModel):
-    target: PageRef
-    depth: Depth
-    shape: Shape
-    intent: str = ""
-    freshness: str | None = None
-    text: str | None = Field(default=None, description="The narrative or summary inside <document-text> tags, "
-                             + DATA_NOT_INSTRUCTIONS + ".")
-    structured: CompiledPackage | None = None  # structured
-    omitted: list[str] = Field(default_factory=list)
-    estimated_tokens: int
-    cached: bool  # the material was gathered by an earlier call (another shape) on this graph version
-    note: str | None = None
-    sources: list[PageRef]
 
 
 def parse_freshness(freshness: str | None, now: datetime | None = None) -> datetime | None:

@@ -13,11 +13,6 @@ from graph_schema.queries import compile as queries
 from graph_schema.settings import Settings
 from knowledge.brief import read_focus_status
 from knowledge.compile import (
-    CompiledFact,
-    CompiledItem,
-    CompiledPackage,
-    CompiledRelation,
-    Depth,
     intent_words,
     item_line,
     one_line,
@@ -25,7 +20,7 @@ from knowledge.compile import (
     render_narrative,
     tokens_of,
 )
-from knowledge.types import Embed
+from knowledge.types import CompiledFact, CompiledItem, CompiledPackage, CompiledRelation, Depth, Embed
 
 
 # Kept free while packing, for the section headings and the `omitted` sentences written after it
@@ -43,6 +38,36 @@ def _relation_sentence(a: PageRef, b: PageRef, row: dict) -> str:
     if row["manual"]:
         return f"{a.title} and {b.title} were linked by hand."
     return f"{a.title} and {b.title} are named together in {row['weight']} source{'s' if row['weight'] != 1 else ''}."
+
+
+def pack_members(package: CompiledPackage, rows: list[dict], member_facts: dict[str, tuple[list[dict], int]],
+                 depth: Depth, words: set[str], newest_first: bool, budget: int, used: int,
+                 per_token: float) -> tuple[int, list[str], int]:
+    """Add the ranked members to `package` while they fit the budget: each with its facts, or
+    without them when only its line fits, else left out by name. (tokens used, titles left out,
+    members kept without their facts)."""
+    left_out: list[str] = []
+    facts_cut = 0
+    for row in rows:
+        found, count = member_facts.get(row["slug"], ([], 0))
+        ranked = rank_facts(_facts(found), words, newest_first)
+        item = CompiledItem(
+            slug=row["slug"], title=row["title"], kind=PageKind(row["kind"]), relation=row["relation"],
+            line=one_line(ranked[0].text) if ranked else "", facts_total=count, relevance=row.get("relevance"),
+        )
+        if depth != "shallow":
+            item.facts = ranked
+        cost = tokens_of(item_line(item), per_token) + sum(tokens_of(f.text, per_token) + 1 for f in item.facts)
+        if used + cost > budget and item.facts:
+            facts_cut += 1  # keep the member, without its facts
+            item.facts = []
+            cost = tokens_of(item_line(item), per_token)
+        if used + cost > budget:
+            left_out.append(item.title)
+            continue
+        used += cost
+        package.items.append(item)
+    return used, left_out, facts_cut
 
 
 def gather(
@@ -92,27 +117,8 @@ def gather(
         package.status = read_focus_status(driver, owner, target.slug, settings, embed, visible, areas)
     used = tokens_of(render_narrative(package), per_token)
 
-    left_out: list[str] = []
-    facts_cut = 0
-    for row in rows:
-        found, count = member_facts.get(row["slug"], ([], 0))
-        ranked = rank_facts(_facts(found), words, newest_first)
-        item = CompiledItem(
-            slug=row["slug"], title=row["title"], kind=PageKind(row["kind"]), relation=row["relation"],
-            line=one_line(ranked[0].text) if ranked else "", facts_total=count, relevance=row.get("relevance"),
-        )
-        if depth != "shallow":
-            item.facts = ranked
-        cost = tokens_of(item_line(item), per_token) + sum(tokens_of(f.text, per_token) + 1 for f in item.facts)
-        if used + cost > budget and item.facts:
-            facts_cut += 1  # keep the member, without its facts
-            item.facts = []
-            cost = tokens_of(item_line(item), per_token)
-        if used + cost > budget:
-            left_out.append(item.title)
-            continue
-        used += cost
-        package.items.append(item)
+    used, left_out, facts_cut = pack_members(package, rows, member_facts, depth, words, newest_first, budget, used,
+                                             per_token)
 
     if depth == "deep":
         refs = {target.slug: target, **{i.slug: PageRef(slug=i.slug, title=i.title, kind=i.kind) for i in package.items}}

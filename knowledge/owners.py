@@ -11,39 +11,15 @@ then found by the nodes that are left.
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import neo4j
-from pydantic import BaseModel
 
 from graph_schema import db
 from graph_schema.errors import InvalidRequest, SubtextError
 from graph_schema.queries import owners as queries
 from graph_schema.settings import Settings, get_settings
+from knowledge.types import OwnerContents, UploadFolder
 from knowledge.upload_folders import owner_upload_dir
-
-
-class UploadFolder(BaseModel):
-    """A person's upload folder as it is on disk."""
-
-    path: Path
-    exists: bool
-    is_link: bool  # a link is removed, never what it points to (files kept outside the upload folder)
-    files: int  # files below it; 0 for a link or a missing folder
-
-
-class OwnerContents(BaseModel):
-    """Everything of a person that `subtext people remove` deletes."""
-
-    id: str
-    name: str | None  # None when only nodes of an interrupted removal are left
-    pages: int
-    facts: int
-    sources: int
-    chunks: int
-    keys: int  # revoked ones included
-    nodes: int  # every node that carries their id, those above included
-    upload_folder: UploadFolder
 
 
 def find_owner(driver: neo4j.Driver, text: str) -> str:

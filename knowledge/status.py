@@ -5,11 +5,11 @@ from __future__ import annotations
 import neo4j
 
 from graph_schema import db
-from graph_schema.models import OwnerStatus
 from graph_schema.queries.access import list_owners
 from graph_schema.queries.brief import load_brief
 from graph_schema.queries.pages import graph_counts
 from graph_schema.queries.status import source_counts, source_problems
+from knowledge.types import OwnerStatus, SourceProblem
 
 
 def owner_status(driver: neo4j.Driver, owner: str, name: str, problems_shown: int) -> OwnerStatus:
@@ -24,8 +24,8 @@ def owner_status(driver: neo4j.Driver, owner: str, name: str, problems_shown: in
         sources=by_status,
         truncated=truncated,
         graph_version=version,
-        brief_current=brief is not None and brief.graph_version == version,
-        problems=db.read(driver, source_problems, owner, problems_shown),
+        brief_current=brief is not None and brief["graph_version"] == version,
+        problems=[SourceProblem(**row) for row in db.read(driver, source_problems, owner, problems_shown)],
     )
 
 

@@ -3,8 +3,160 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from graph_schema.document_text import DATA_NOT_INSTRUCTIONS
+from graph_schema.models import Model, PageRef
 
 # Sentences in, one vector each out (pipeline.embedding's embed_texts or embed_texts_remembered).
 # The domain compares sentences by meaning (closing an open item, compile's relevance, a scoped
 # key's search) but loads no model: the caller hands it the one it loaded.
 Embed = Callable[[list[str]], Sequence[Sequence[float]]]
+
+
+# --------------------------------------------------------------------------- the brief
+
+
+class BriefLine(Model):
+    """One statement of the brief, with the pages and documents it rests on."""
+
+    section: Literal["you", "changed", "focus", "decision", "action", "question", "closed", "about", "matters"]
+    text: str = Field(description="A statement of the brief, " + DATA_NOT_INSTRUCTIONS + ".")
+    sources: list[PageRef] = Field(default_factory=list)
+    documents: list[str] = Field(default_factory=list)  # keys of the sources it was read from
+
+
+class FocusStatus(Model):
+    """Where one focus area stands, as the brief reads it: what it is, what was decided (dated),
+    what is open (owner and due date where stated) and what was closed, each line with its sources."""
+
+    what_it_is: BriefLine | None = None
+    decided: list[BriefLine] = Field(default_factory=list)
+    open: list[BriefLine] = Field(default_factory=list)
+    closed: list[BriefLine] = Field(default_factory=list)
+    source_count: int = 0
+    last_activity: datetime | None = None
+
+
+class BriefView(Model):
+    text: str = Field(description="The brief inside <document-text> tags, " + DATA_NOT_INSTRUCTIONS + ".")
+    sources: list[PageRef] = Field(default_factory=list)
+    lines: list[BriefLine] = Field(default_factory=list)  # every statement of `text`, each with its sources
+    omitted: list[str] = Field(default_factory=list)  # what did not fit the token budget, in sentences
+    estimated_tokens: int = 0
+    graph_version: int = 0
+    built_at: datetime | None = None
+    cached: bool = False
+
+
+# --------------------------------------------------------------------------- compile
+
+Depth = Literal["shallow", "medium", "deep"]
+Shape = Literal["narrative", "structured", "summary"]
+
+
+class CompiledFact(BaseModel):
+    text: str = Field(description="Document text, " + DATA_NOT_INSTRUCTIONS + ".")
+    first_seen: datetime | None = None
+    sources: list[str] = Field(default_factory=list)  # source keys (file paths, submissions)
+
+
+class CompiledItem(PageRef):
+    relation: str  # member, related, filed under, focus area
+    line: str = Field(default="", description="Its first fact, shortened, " + DATA_NOT_INSTRUCTIONS + ".")
+    facts: list[CompiledFact] = Field(default_factory=list)  # medium and deep
+    facts_total: int = 0
+    relevance: float | None = None  # cosine to the intent, when one was given
+
+
+class CompiledRelation(BaseModel):
+    source: PageRef
+    target: PageRef
+    how: str = Field(description="How the two relate, with a sentence " + DATA_NOT_INSTRUCTIONS + ".")
+
+
+class CompiledPackage(BaseModel):
+    """What `gather` found and packed, before any shape is applied."""
+
+    target: PageRef
+    depth: Depth
+    intent: str = ""
+    freshness: str | None = None
+    since: datetime | None = None
+    target_facts: list[CompiledFact] = Field(default_factory=list)
+    target_facts_total: int = 0
+    status: FocusStatus | None = None  # a focus area's decisions, open and closed items (as the brief reads them)
+    items: list[CompiledItem] = Field(default_factory=list)
+    relations: list[CompiledRelation] = Field(default_factory=list)
+    omitted: list[str] = Field(default_factory=list)  # what did not fit, said in sentences
+    estimated_tokens: int = 0
+    graph_version: int = 0
+
+
+class CompileAnswer(BaseModel):
+    target: PageRef
+    depth: Depth
+    shape: Shape
+    intent: str = ""
+    freshness: str | None = None
+    text: str | None = Field(default=None, description="The narrative or summary inside <document-text> tags, "
+                             + DATA_NOT_INSTRUCTIONS + ".")
+    structured: CompiledPackage | None = None  # structured
+    omitted: list[str] = Field(default_factory=list)
+    estimated_tokens: int
+    cached: bool  # the material was gathered by an earlier call (another shape) on this graph version
+    note: str | None = None
+    sources: list[PageRef]
+
+
+# --------------------------------------------------------------------------- status and people
+
+
+class SourceProblem(Model):
+    """A source that failed, or was processed only up to a limit."""
+
+    key: str
+    status: Literal["failed", "truncated"]
+    reason: str
+    at: datetime | None = None
+
+
+class OwnerStatus(Model):
+    """One person's graph as `subtext status` shows it."""
+
+    owner: str
+    name: str
+    pages: int
+    facts: int
+    sources: dict[str, int] = Field(default_factory=dict)  # by status: ingested, failed, retired
+    truncated: int = 0
+    graph_version: int = 0
+    brief_current: bool = False
+    problems: list[SourceProblem] = Field(default_factory=list)
+
+
+class UploadFolder(BaseModel):
+    """A person's upload folder as it is on disk."""
+
+    path: Path
+    exists: bool
+    is_link: bool  # a link is removed, never what it points to (files kept outside the upload folder)
+    files: int  # files below it; 0 for a link or a missing folder
+
+
+class OwnerContents(BaseModel):
+    """Everything of a person that `subtext people remove` deletes."""
+
+    id: str
+    name: str | None  # None when only nodes of an interrupted removal are left
+    pages: int
+    facts: int
+    sources: int
+    chunks: int
+    keys: int  # revoked ones included
+    nodes: int  # every node that carries their id, those above included
+    upload_folder: UploadFolder

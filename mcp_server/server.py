@@ -22,8 +22,7 @@ from typing import Literal
 from graph_schema.access import Access
 from graph_schema.db import UNAVAILABLE
 from graph_schema.errors import GraphUnavailable, SubtextError
-from graph_schema.models import BriefView
-from knowledge.compile import CompileAnswer
+from knowledge.types import BriefView, CompileAnswer
 from mcp_server.auth import AccessKeyVerifier, current_caller
 from mcp_server.rate_limit import RateLimiter
 from mcp_server.upload import build_upload_endpoint

@@ -23,7 +23,7 @@ from graph_schema.document_text import fence
 from graph_schema.errors import AccessRefused, GraphUnavailable, InvalidRequest, PageNotFound
 from graph_schema.kinds import PageKind
 from graph_schema.local_writes import RecentRead, written_stamp
-from graph_schema.models import BriefView, PageDetail, PageRef, SearchResult
+from graph_schema.models import PageDetail, PageRef, SearchResult
 from graph_schema.queries import navigation
 from graph_schema.queries.access import visible_slugs
 from graph_schema.queries.navigation import LinkOutcome
@@ -34,7 +34,8 @@ from graph_schema.queries.search import fulltext_search, vector_search
 from graph_schema.settings import Settings, get_settings
 from knowledge.brief import current_brief, scoped_brief
 from knowledge.scoped_search import fulltext_in_scope, semantic_in_scope
-from knowledge.compile import CompileAnswer, CompiledPackage, Depth, Shape, parse_freshness, render_narrative, render_summary
+from knowledge.compile import parse_freshness, render_narrative, render_summary
+from knowledge.types import BriefView, CompileAnswer, CompiledPackage, Depth, Shape
 from knowledge.compile_gather import gather
 from mcp_server.scoped_writes import check_submission_in_scope, home_focus, refuse_new_project
 

@@ -14,7 +14,7 @@ from graph_schema.settings import get_settings
 from subtext.graph import console, counted, open_graph, print_table
 
 if TYPE_CHECKING:
-    from knowledge.owners import OwnerContents
+    from knowledge.types import OwnerContents
 
 people_app = typer.Typer(help="The people whose graphs this deployment holds.", no_args_is_help=True)
 keys_app = typer.Typer(help="Access keys: how assistants and scripts connect (Authorization: Bearer).",

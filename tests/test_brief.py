@@ -181,7 +181,7 @@ def test_what_an_area_is_is_no_code_and_its_title_may_be_a_plural():
 
 def test_what_the_brief_left_out_reads_as_sentences():
     # seen on the samples: '… 1 closed item of harbour-pitch. the notes outside a focus folder …'
-    from graph_schema.models import BriefLine
+    from knowledge.types import BriefLine
     from knowledge.brief import _LOOSE_HEADING, LOOSE_AREA, _Candidate, _omitted
 
     line = BriefLine(section="focus", text="x")

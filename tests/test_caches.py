@@ -3,7 +3,6 @@ packages (least recently used go first), and an older brief never replaces a new
 
 from __future__ import annotations
 
-from graph_schema.models import BriefView
 from graph_schema.queries.brief import load_brief, store_brief
 from graph_schema.queries.owners import ensure_owner
 from graph_schema.settings import get_settings, reset_settings
@@ -12,17 +11,21 @@ from pipeline.run import ingest_paths
 from tests.conftest import write
 
 
+def _stored(text: str, version: int) -> dict:
+    return {"text": text, "sources": [], "lines": [], "omitted": [], "estimated_tokens": 3, "graph_version": version}
+
+
 def test_an_older_brief_never_overwrites_a_newer_one(graph):
     db, driver, owner = graph["db"], graph["driver"], graph["owner"]
     db.write(driver, ensure_owner, owner, owner)
-    db.write(driver, store_brief, owner, BriefView(text="built at version 5", sources=[], graph_version=5))
-    db.write(driver, store_brief, owner, BriefView(text="built at version 3", sources=[], graph_version=3))
+    db.write(driver, store_brief, owner, _stored("built at version 5", 5))
+    db.write(driver, store_brief, owner, _stored("built at version 3", 3))
     _, stored = db.read(driver, load_brief, owner)
-    assert (stored.text, stored.graph_version) == ("built at version 5", 5)
-    db.write(driver, store_brief, owner, BriefView(text="rebuilt at version 5", sources=[], graph_version=5))
-    db.write(driver, store_brief, owner, BriefView(text="built at version 6", sources=[], graph_version=6))
+    assert (stored["text"], stored["graph_version"]) == ("built at version 5", 5)
+    db.write(driver, store_brief, owner, _stored("rebuilt at version 5", 5))
+    db.write(driver, store_brief, owner, _stored("built at version 6", 6))
     _, stored = db.read(driver, load_brief, owner)
-    assert (stored.text, stored.graph_version) == ("built at version 6", 6)
+    assert (stored["text"], stored["graph_version"]) == ("built at version 6", 6)
 
 
 def test_compile_cache_is_bounded_least_recently_used_first(graph, monkeypatch):

@@ -17,9 +17,8 @@ from fastmcp.exceptions import ToolError
 from pydantic import BaseModel
 
 from graph_schema.db import UNAVAILABLE
-from graph_schema.models import BriefView
 from graph_schema.settings import get_settings, reset_settings
-from knowledge.compile import CompileAnswer
+from knowledge.types import BriefView, CompileAnswer
 from mcp_server.server import build_server
 from mcp_server.service import (
     EditAnswer,

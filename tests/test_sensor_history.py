@@ -81,8 +81,8 @@ def test_files_that_arrive_together_are_all_ingested_by_their_one_run(graph):
 def _brief_is_current_and_names(graph, owner: str, name: str) -> None:
     version, brief = graph["db"].read(graph["driver"], load_brief, owner)
     assert brief is not None, f"no brief was built for {owner}"
-    assert brief.graph_version == version, f"the brief of {owner} is behind the graph ({brief.graph_version} < {version})"
-    assert name in brief.text, brief.text
+    assert brief["graph_version"] == version, f"the brief of {owner} is behind the graph ({brief['graph_version']} < {version})"
+    assert name in brief["text"], brief["text"]
 
 
 def test_a_sensor_run_rebuilds_the_brief_of_the_person_whose_folder_changed(graph):

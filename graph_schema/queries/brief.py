@@ -8,7 +8,6 @@ from datetime import datetime
 import neo4j
 
 from graph_schema.kinds import PageKind
-from graph_schema.models import BriefLine, BriefView, PageRef
 from graph_schema.queries.pages import to_native
 from graph_schema.queries.sight import FACT_IN_SIGHT, SOURCE_IN_SIGHT
 from graph_schema.settings import Settings
@@ -257,32 +256,28 @@ def brief_material(
     }
 
 
-def load_brief(tx: neo4j.ManagedTransaction, owner: str) -> tuple[int, BriefView | None]:
-    """(current graph version, the cached brief or None if there is none yet)."""
+def load_brief(tx: neo4j.ManagedTransaction, owner: str) -> tuple[int, dict | None]:
+    """(current graph version, the cached brief's fields or None if there is none yet)."""
     record = tx.run(LOAD_BRIEF, owner=owner).single()
     if record is None:
         return 0, None
     if record["text"] is None:
         return record["version"], None
-    sources = [PageRef(**s) for s in json.loads(record["sources"] or "[]")]
-    lines = [BriefLine(**line) for line in json.loads(record["lines"] or "[]")]
-    return record["version"], BriefView(
-        text=record["text"],
-        sources=sources,
-        lines=lines,
-        omitted=record["omitted"] or [],
-        estimated_tokens=record["estimated_tokens"] or 0,
-        graph_version=record["built_version"],
-        built_at=to_native(record["built_at"]),
-        cached=True,
-    )
+    return record["version"], {
+        "text": record["text"],
+        "sources": json.loads(record["sources"] or "[]"),
+        "lines": json.loads(record["lines"] or "[]"),
+        "omitted": record["omitted"] or [],
+        "estimated_tokens": record["estimated_tokens"] or 0,
+        "graph_version": record["built_version"],
+        "built_at": to_native(record["built_at"]),
+    }
 
 
-def store_brief(tx: neo4j.ManagedTransaction, owner: str, brief: BriefView) -> BriefView:
-    """Store the brief unless a newer one is stored already; the brief is returned either way
-    (it was right for its version, and the caller asked for that version)."""
-    sources = json.dumps([s.model_dump(mode="json") for s in brief.sources])
-    lines = json.dumps([line.model_dump(mode="json") for line in brief.lines])
-    record = tx.run(STORE_BRIEF, owner=owner, text=brief.text, sources=sources, version=brief.graph_version,
-                    lines=lines, omitted=brief.omitted, estimated_tokens=brief.estimated_tokens).single()
-    return brief.model_copy(update={"built_at": to_native(record["built_at"])}) if record else brief
+def store_brief(tx: neo4j.ManagedTransaction, owner: str, brief: dict) -> datetime | None:
+    """Store the brief (its fields, as load_brief gives them back) unless a newer one is stored
+    already; when it was built (None when the newer one was kept)."""
+    record = tx.run(STORE_BRIEF, owner=owner, text=brief["text"], sources=json.dumps(brief["sources"]),
+                    version=brief["graph_version"], lines=json.dumps(brief["lines"]), omitted=brief["omitted"],
+                    estimated_tokens=brief["estimated_tokens"]).single()
+    return to_native(record["built_at"]) if record else None

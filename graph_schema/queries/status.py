@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import neo4j
 
-from graph_schema.models import SourceProblem
 from graph_schema.queries.pages import to_native
 
 SOURCE_COUNTS = """
@@ -33,9 +32,10 @@ def source_counts(tx: neo4j.ManagedTransaction, owner: str) -> tuple[dict[str, i
     return counts, truncated
 
 
-def source_problems(tx: neo4j.ManagedTransaction, owner: str, limit: int) -> list[SourceProblem]:
+def source_problems(tx: neo4j.ManagedTransaction, owner: str, limit: int) -> list[dict]:
+    """Sources that failed or were cut at a limit, newest first: key, status, reason, at."""
     return [
-        SourceProblem(key=r["key"], status="failed" if r["status"] == "failed" else "truncated",
-                      reason=r["reason"] or "", at=to_native(r["at"]))
+        {"key": r["key"], "status": "failed" if r["status"] == "failed" else "truncated",
+         "reason": r["reason"] or "", "at": to_native(r["at"])}
         for r in tx.run(SOURCE_PROBLEMS, owner=owner, limit=limit)
     ]

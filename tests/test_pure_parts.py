@@ -1,0 +1,80 @@
+"""Pure parts, without a database: the plan of what one document writes to the graph (real spaCy
+and embedder, resolved into an empty graph), and how compile packs pages into its token budget."""
+
+from __future__ import annotations
+
+from graph_schema.kinds import FactKind, PageKind
+from graph_schema.models import PageRef, ParsedDocument
+from graph_schema.settings import get_settings
+from pipeline.embedding import embed_texts
+from pipeline.extract import extract_documents
+from pipeline.merge import plan_document_write
+from pipeline.parse import chunk_text
+from pipeline.resolve import resolve_documents
+
+NOTES = """# Harbour pitch kickoff
+Date: 3 March 2026
+
+Priya Natarajan is leading the Harbour pitch for Acme Corporation.
+Daniel Okafor from Northwind Logistics will send the shipping volumes to Priya by Friday.
+We agreed to keep the data in PostgreSQL.
+"""
+
+
+def _planned(text: str, focus: str | None = None):
+    parsed = ParsedDocument(source_id="src-1", key="harbour/kickoff.md", text=text, focus=focus,
+                            chunks=chunk_text(text, 1500))
+    [resolved] = resolve_documents(extract_documents([parsed], embed=embed_texts), [], get_settings(), embed_texts)
+    return plan_document_write("someone", resolved)
+
+
+def test_the_write_plan_holds_each_page_once_and_every_span_indexes_the_document():
+    plan = _planned(NOTES, focus="harbour")
+    slugs = [p.slug for p in plan.pages]
+    assert len(slugs) == len(set(slugs))
+    assert {"priya-natarajan", "acme-corporation", "daniel-okafor", "northwind-logistics", "harbour"} <= set(slugs)
+    assert {p.slug: p.kind for p in plan.pages}["harbour"] is PageKind.FOCUS
+    # every mention and fact is a span of the document's own text
+    for mention in plan.mentions:
+        assert [NOTES[s:e] for s, e in zip(mention.starts, mention.ends, strict=True)] == mention.surfaces
+    for fact in plan.facts:
+        assert NOTES[fact.start:fact.end] == fact.text and fact.slugs
+    # 'Priya' alone is Priya Natarajan's mention, not a page of its own
+    priya = next(m for m in plan.mentions if m.slug == "priya-natarajan")
+    assert "Priya" in priya.surfaces and "priya" not in slugs
+    # pages named in one fact relate; the focus area holds the document's pages
+    assert ("acme-corporation", "priya-natarajan") in plan.relations
+    assert set(plan.in_context) == set(slugs) - {"harbour", "you"}
+    # the decision and the action are typed, the heading is no fact
+    kinds = {f.text: f.kind for f in plan.facts}
+    assert kinds["We agreed to keep the data in PostgreSQL."] is FactKind.DECISION
+    assert any(kind is FactKind.ACTION and "Daniel Okafor" in text for text, kind in kinds.items())
+    assert not [t for t in kinds if "kickoff" in t]
+    # the chunks cover the text, and the source is the document's
+    assert plan.chunks[0].start == 0 and plan.chunks[-1].end == len(NOTES)
+    assert (plan.source.key, plan.source.focus_slug) == ("harbour/kickoff.md", "harbour")
+
+
+def test_a_sentence_two_documents_share_is_one_fact_id_per_person():
+    first, again = _planned(NOTES), _planned(NOTES)
+    assert [f.id for f in first.facts] == [f.id for f in again.facts]  # re-planning the same text writes the same facts
+    assert len({f.id for f in first.facts}) == len(first.facts)
+
+
+def test_compile_packs_in_rank_order_keeps_members_without_facts_then_leaves_out_and_says_so():
+    from knowledge.compile_gather import pack_members
+    from knowledge.types import CompiledPackage
+
+    rows = [{"slug": f"p{i}", "title": f"Page {i}", "kind": "person", "relation": "related", "weight": 5 - i}
+            for i in range(5)]
+    facts = {f"p{i}": ([{"text": f"Page {i} did something rather long and detailed number {n}.",
+                         "first_seen": None, "sources": ["a.md"]} for n in range(4)], 4) for i in range(5)}
+    package = CompiledPackage(target=PageRef(slug="t", title="Target", kind=PageKind.PERSON), depth="deep")
+    used, left_out, facts_cut = pack_members(package, rows, facts, "deep", set(), False, budget=120, used=0,
+                                             per_token=4.0)
+    kept = [item.slug for item in package.items]
+    assert kept == [f"p{i}" for i in range(len(kept))]  # rank order, nothing skipped ahead
+    assert package.items[0].facts and facts_cut >= 1  # the first with its facts, later ones without
+    assert not package.items[-1].facts
+    assert left_out == [f"Page {i}" for i in range(len(kept), 5)] and left_out  # the rest named, not dropped
+    assert used <= 120
