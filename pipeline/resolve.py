@@ -542,6 +542,8 @@ def _name_part_merges(entity: DocumentEntity, slug: str, pages: PageIndex) -> li
     if entity.kind is PageKind.PERSON:
         for alias in entity.aliases:
             words = normalise_name(alias).split()
+            if len(words) == 1 and words == name_words[:1] and names.is_given_name(words[0]):
+                continue  # 'Matthew' of another text may be anyone called Matthew: _fold_earlier_given_names asks for shared context
             if words and len(words) < len(name_words) and words in (name_words[: len(words)], name_words[-len(words) :]):
                 parts.append((alias, NAMED_KINDS, "is also called"))
     merges = []

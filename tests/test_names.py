@@ -157,6 +157,16 @@ def test_an_earlier_notes_first_name_page_joins_the_full_name_a_later_note_gives
     assert _page_of(resolved, 0, "Omar") == _page_of(resolved, 1, "Omar Haddad")
 
 
+def test_a_first_name_page_of_an_unrelated_text_is_not_folded_into_whoever_is_called_so_later():
+    # seen on GUM: a biography's 'Matthew' (the apostle) was folded into Matthew Collins of a court
+    # hearing that called him 'Matthew here': the two texts name nothing in common
+    resolved = _resolve(
+        "Jerome revised the Latin Gospels. He said Matthew wrote his gospel in Hebrew for the faithful in Judea.",
+        "The next case is Mitchell Roberts versus Matthew Collins. I was called by Matthew here to lay the carpet.",
+    )
+    assert _page_of(resolved, 0, "Matthew") != _page_of(resolved, 1, "Matthew Collins")
+
+
 def test_a_rare_first_name_read_as_a_firm_is_the_one_person_of_that_name():
     # seen failing on fresh notes: 'good signal from Aarav's loop' made a firm 'Aarav'
     resolved = _resolve(
