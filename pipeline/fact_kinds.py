@@ -387,9 +387,21 @@ def _decides(text: str) -> bool:
 _CODE_TERM = re.compile(r"^\W*``[^`]+``")
 
 
+# A specification's requirement keywords in capitals (RFC 2119: 'Authors SHOULD choose namespaces
+# that…', 'Installers MUST NOT …'): a rule the document lays down for whoever does that, not a
+# decision still open or someone's task.
+# In a sentence otherwise written in lower case; 'MAY 2026' and '3 MAY' are dates.
+_REQUIREMENT = re.compile(r"\b(?:MUST|SHOULD|SHALL|REQUIRED|RECOMMENDED|OPTIONAL|(?<!\d\s)MAY(?!\s+\d))\b")
+
+
+def _lays_down_a_requirement(text: str) -> bool:
+    lower_words = sum(1 for word in text.split() if word[:1].islower())
+    return bool(_REQUIREMENT.search(text)) and 2 * lower_words > len(text.split())
+
+
 def _classify(text: str) -> FactTyping:
     due = due_date(text)
-    if _CODE_TERM.match(text):
+    if _CODE_TERM.match(text) or (_lays_down_a_requirement(text) and not due):
         return FactTyping(FactKind.STATEMENT, due=due)
     if is_heading(text):
         return FactTyping(FactKind.STATEMENT, due=due)

@@ -221,6 +221,12 @@ def test_a_task_is_due_when_its_sentence_says_it_happens():
         ("When the board approved the budget in March, hiring started at once.", D),
         ("You agreed on Monday to keep the old supplier.", D),
         ("We still have to decide whether the office moves.", Q),
+        # seen in a PEP's brief: a specification's requirement (RFC 2119 capitals) is a rule it lays
+        # down, not a choice still open; 'MAY 2026' is a date, and the lower-case modal stays open
+        ("Provider plugin authors SHOULD choose namespaces that can be clearly associated with the project.", S),
+        ("Installers MUST NOT guess whether a wheel is compatible with the system.", S),
+        ("MAY 2026: we will decide whether to ship.", Q),
+        ("Authors should choose a namespace before the next meeting.", Q),
     ],
 )
 def test_instructions_and_conditions_are_no_decisions_or_open_questions(sentence, kind):
