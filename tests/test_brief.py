@@ -188,3 +188,20 @@ def test_what_the_brief_left_out_reads_as_sentences():
     left_out = [_Candidate(3, 0, line, "closed item", "harbour-pitch", None),
                 _Candidate(3, 1, line, _LOOSE_HEADING, LOOSE_AREA, None)]
     assert _omitted(left_out) == ["1 closed item of harbour-pitch.", "The notes outside a focus folder."]
+
+
+def test_a_footer_every_document_shares_puts_no_one_among_an_areas_members(graph):
+    # seen on 20 PEPs: 'with Python, CC0-1.0-Universal, CPython …': the licence line every PEP ends
+    # with made its licence one of the area's most mentioned members
+    footer = "\n\nThis note is shared under a licence of the Open Knowledge Foundation, whichever is more permissive.\n"
+    bodies = ["Priya Natarajan reviewed the berth schedule with Daniel Okafor.",
+              "Daniel Okafor sent the shipping volumes from Northwind Logistics.",
+              "Priya Natarajan presented the pitch to Acme Corporation.",
+              "Acme Corporation asked Northwind Logistics for the customs data."]
+    for i, body in enumerate(bodies):
+        write(graph["upload"], f"harbour/note-{i}.md", body + footer)
+    assert {o.status for o in ingest_paths([graph["upload"]]).outcomes} == {"ingested"}
+    material = graph["db"].read(graph["driver"], brief_material, graph["owner"], get_settings(), None)
+    harbour = next(f for f in material["focus"] if f["slug"] == "harbour")
+    assert harbour["members"], harbour
+    assert "Open Knowledge Foundation" not in [m["title"] for m in harbour["members"]], harbour["members"]

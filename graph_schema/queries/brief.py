@@ -62,12 +62,22 @@ CALL (focus) {
   WHERE """ + SOURCE_IN_SIGHT + """
   RETURN count(s) AS source_count, max(s.ingested_at) AS last_activity
 }
+// Members are ranked by how many of the area's documents name them in a sentence of their own: a
+// licence line or a footer every document shares word for word (one fact FROM each of them) makes
+// no one a member that matters, and lists no one.
 CALL (focus) {
   OPTIONAL MATCH (m:Page {owner: $owner})-[:IN_CONTEXT]->(focus)
   WHERE $visible IS NULL OR m.slug IN $visible
-  OPTIONAL MATCH (m)<-[x:MENTIONS]-(:Source {owner: $owner, status: 'ingested'})
-  WITH m, count(x) AS weight ORDER BY weight DESC, m.title
-  RETURN collect(m {.slug, .title, .kind})[..$per_focus] AS members, count(m) AS member_count
+  CALL (m, focus) {
+    OPTIONAL MATCH (m)<-[x:MENTIONS]-(s:Source {owner: $owner, focus: focus.slug, status: 'ingested'})
+    WHERE """ + SOURCE_IN_SIGHT + """
+      AND EXISTS { MATCH (s)<-[:FROM]-(own:Fact)-[:ABOUT]->(m)
+                   WHERE NOT own.retired AND COUNT { (own)-[:FROM]->(:Source) } = 1 }
+    RETURN count(x) AS weight
+  }
+  WITH m, weight ORDER BY weight DESC, m.title
+  RETURN collect(CASE WHEN weight > 0 THEN m {.slug, .title, .kind} END)[..$per_focus] AS members,
+         count(m) AS member_count
 }
 WITH focus, source_count, last_activity, members, member_count
 WHERE member_count > 0  // an area whose documents are all gone stays a page (keys name it), not news
