@@ -167,6 +167,13 @@ class Settings(BaseSettings):
     closing_min_overlap: int = Field(default=3, description="A report of work done closes an open item when they share this many content words (a page both are about counts as one).")
     closing_min_similarity: float = Field(default=0.6, description="A report of work done also closes an open item it shares fewer words with when their sentences' embeddings (all-MiniLM-L6-v2, cosine) are at least this similar ('will get the insurance quote' / 'has shared the quote from the insurer' 0.75; the same person sending other minutes 0.50). Above 1 closes by shared words only.")
     get_page_max_facts: int = 200
+    get_page_max_links: int = Field(default=500, description="get_page lists at most this many of a page's links, strongest first.")
+    export_batch_size: int = Field(default=1_000, gt=0, description="`subtext export` reads a graph this many records per query.")
+    import_batch_size: int = Field(default=500, gt=0, description="`subtext import` writes this many records per statement (all in one transaction).")
+    brief_why_facts: int = Field(default=6, description="The brief reads this many of a page's newest facts to say in a few words why it matters.")
+    brief_first_matters: int = Field(default=4, description="This many of the people and things who matter rank with the focus areas' first items for the brief's room; the rest come after every area's items.")
+    brief_reserved_tokens: int = Field(default=40, description="Brief tokens kept free while packing, for the 'who matters' heading and the sentence saying what was left out.")
+    compile_reserved_tokens: int = Field(default=200, description="compile tokens kept free while packing, for the section headings and the sentences saying what was left out.")
     status_problems_shown: int = Field(default=20, description="`subtext status` lists at most this many failed or truncated documents per person.")
     status_runs_shown: int = Field(default=5, description="`subtext status` lists this many of the latest Dagster runs.")
     snapshot_max_pages: int = Field(default=500, description="graph_snapshot answers in parts of this many pages; next_cursor reads the next part.")

@@ -43,13 +43,10 @@ EMPTY_BRIEF = (
     "or send what was decided with edit_page_body, and the brief will describe it."
 )
 MATTERS_HEADING = "Who and what matters lately:"
-# Kept free while packing: the heading above and the sentence saying what was left out.
-_RESERVED_TOKENS = 40
 
 # Importance when packing into the budget (lower first).
 # A closed item comes last: what is still open matters more, and what changed already counts it.
 _RANK_YOU, _RANK_FOCUS, _RANK_FIRST_ITEMS, _RANK_MATTERS, _RANK_MORE_ITEMS, _RANK_MORE_MATTERS, _RANK_CLOSED = range(7)
-_FIRST_MATTERS = 4  # this many people and things rank with the focus areas' first items
 
 _LABEL = re.compile(r"^\W*(?:open\s+questions?|open\s+issues?|questions?|q|action(?:\s+items?)?|todo|"
                     r"decisions?|decided|agreed)\s*(?:\([^)]*\))?\s*[:\-–—]\s*", re.IGNORECASE)
@@ -300,7 +297,7 @@ def _candidates(material: dict, settings: Settings, embed: Embed) -> list[_Candi
         if not details:
             details.append(f"in {page['recent']} recent source{'s' if page['recent'] != 1 else ''}")
         text = f"{page['title']} ({page['kind']}): {'; '.join(details)}."
-        add(_RANK_MATTERS if i < _FIRST_MATTERS else _RANK_MORE_MATTERS,
+        add(_RANK_MATTERS if i < settings.brief_first_matters else _RANK_MORE_MATTERS,
             BriefLine(section="matters", text=text, sources=[_ref(page)]), "person or thing")
     return out
 
@@ -430,10 +427,10 @@ def _title_words(text: str) -> set[str]:
     return {w[:-1] if w.endswith("s") and not w.endswith("ss") else w for w in words}
 
 
-def _pack(candidates: list[_Candidate], budget: int, chars_per_token: float) -> _Packed:
+def _pack(candidates: list[_Candidate], budget: int, reserved: int, chars_per_token: float) -> _Packed:
     packed = _Packed()
     kept: set[int] = set()
-    used = _RESERVED_TOKENS
+    used = reserved
     for candidate in sorted(candidates, key=lambda c: (c.rank, c.order)):
         candidate.tokens = tokens_of(candidate.line.text + "\n- ", chars_per_token)
         if (candidate.needs is None or candidate.needs in kept) and used + candidate.tokens <= budget:
@@ -480,7 +477,8 @@ def render_brief(material: dict, embed: Embed, settings: Settings | None = None)
     if material["sources"] == 0 and not material["you_facts"]:
         return BriefView(text=EMPTY_BRIEF, sources=[], graph_version=version)
 
-    packed = _pack(_candidates(material, settings, embed), settings.brief_token_budget, settings.chars_per_token)
+    packed = _pack(_candidates(material, settings, embed), settings.brief_token_budget, settings.brief_reserved_tokens,
+                   settings.chars_per_token)
     view = _written(packed, version, settings)
     while view.estimated_tokens > settings.brief_token_budget:
         # the sentence saying what was left out grew past the reserve: leave out one more line (never who you are)

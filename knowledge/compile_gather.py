@@ -23,11 +23,6 @@ from knowledge.compile import (
 from knowledge.types import CompiledFact, CompiledItem, CompiledPackage, CompiledRelation, Depth, Embed
 
 
-# Kept free while packing, for the section headings and the `omitted` sentences written after it
-# (at most three, each with its list of names cut to 160 characters).
-_RESERVED_TOKENS = 200
-
-
 def _facts(rows: list[dict]) -> list[CompiledFact]:
     return [CompiledFact(text=r["text"], first_seen=r["first_seen"], sources=sorted(set(r["sources"]))) for r in rows]
 
@@ -87,7 +82,7 @@ def gather(
     target outside it (a focus key compiling "you") contributes its list, never its own facts.
     `areas`: a focus key's areas; only facts the scope rule lets it read are used
     (`graph_schema.queries.sight`)."""
-    budget = settings.deep_compile_token_budget - _RESERVED_TOKENS
+    budget = settings.deep_compile_token_budget - settings.compile_reserved_tokens
     per_token = settings.chars_per_token
     words = intent_words(intent)
     newest_first = since is not None

@@ -44,6 +44,7 @@ from graph_schema.queries.transfer import (
     import_batch,
     recount_facts,
 )
+from graph_schema.settings import get_settings
 from graph_schema.slugs import fact_id, source_id_for
 
 
@@ -182,9 +183,10 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def export_records(driver: neo4j.Driver, owner: str, batch: int = 1_000) -> Iterator[dict[str, Any]]:
+def export_records(driver: neo4j.Driver, owner: str, batch: int | None = None) -> Iterator[dict[str, Any]]:
     """Every record of the person's graph, type by type, read in batches."""
     yield MetaRecord(owner=owner, exported_at=datetime.now().astimezone().isoformat()).model_dump()
+    batch = batch or get_settings().export_batch_size
     for record_type in RECORD_ORDER:
         _, cursor_field = EXPORT_QUERIES[record_type]
         after = ""
@@ -236,10 +238,11 @@ def _first_error(error: ValidationError) -> str:
 
 
 def import_records(
-    driver: neo4j.Driver, owner: str, owner_name: str, records: list[BaseModel], batch: int = 500
+    driver: neo4j.Driver, owner: str, owner_name: str, records: list[BaseModel], batch: int | None = None
 ) -> dict[str, int]:
     """Load validated records into the person's graph, which must be empty, all or nothing."""
     by_type = rekeyed_rows(owner, records)
+    batch = batch or get_settings().import_batch_size
     try:
         db.write(driver, _load, owner, owner_name, by_type, batch)
     except GraphRefused as e:  # the transaction was rolled back: nothing is written

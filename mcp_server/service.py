@@ -258,6 +258,7 @@ class GraphService:
 
     def get_page(self, access: Access, slug: str) -> PageAnswer:
         page = db.read(self.driver(), get_page, access.owner, slug, self.settings.get_page_max_facts,
+                       self.settings.get_page_max_links,
                        visible=self.visible(access), areas=access.areas)
         if page is None:
             raise PageNotFound(slug)

@@ -241,7 +241,7 @@ def brief_material(
     kinds = [k.value for k in (PageKind.PERSON, PageKind.ORGANISATION, PageKind.PROJECT, PageKind.TOOL, PageKind.TOPIC)]
     top = [] if only_focus else [  # one area's status needs no list of who matters
         dict(r) for r in tx.run(TOP_PAGES, owner=owner, kinds=kinds, max_pages=settings.brief_max_pages,
-                                recent_sources=settings.brief_recent_sources, facts_per_page=6, visible=visible,
+                                recent_sources=settings.brief_recent_sources, facts_per_page=settings.brief_why_facts, visible=visible,
                                 areas=areas)]
     reports = []
     for record in tx.run(DONE_REPORTS, owner=owner, visible=visible, areas=areas,

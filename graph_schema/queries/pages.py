@@ -9,6 +9,7 @@ import neo4j
 from graph_schema.kinds import FactKind, PageKind, SourceKind
 from graph_schema.models import FactView, LinkView, PageDetail, PageRef, SourceRef
 from graph_schema.queries.sight import FACT_IN_SIGHT, SOURCE_IN_SIGHT, link_in_sight, rendered_body
+from graph_schema.settings import get_settings
 
 GET_PAGE = f"""
 MATCH (p:Page {{owner: $owner, slug: $slug}})
@@ -58,7 +59,7 @@ def to_native(value: Any) -> Any:
 
 
 def get_page(
-    tx: neo4j.ManagedTransaction, owner: str, slug: str, max_facts: int, max_links: int = 500,
+    tx: neo4j.ManagedTransaction, owner: str, slug: str, max_facts: int, max_links: int | None = None,
     visible: list[str] | None = None, areas: list[str] | None = None,
 ) -> PageDetail | None:
     """One page in full; None if it does not exist or is not in `visible` (None: no limit). A
@@ -85,7 +86,8 @@ def get_page(
             direction="both" if r["type"] != "IN_CONTEXT" else ("out" if r["outgoing"] else "in"),
             page=PageRef(slug=r["slug"], title=r["title"], kind=PageKind(r["kind"])),
         )
-        for r in tx.run(PAGE_LINKS, owner=owner, slug=slug, max_links=max_links, visible=visible, areas=areas)
+        for r in tx.run(PAGE_LINKS, owner=owner, slug=slug, visible=visible, areas=areas,
+                        max_links=get_settings().get_page_max_links if max_links is None else max_links)
     ]
     return PageDetail(
         slug=page["slug"],
