@@ -222,7 +222,9 @@ _OPEN = re.compile(
 _DESCRIBED_WHETHER = re.compile(
     r"\b(?:determines?|checks?|tests?|indicates?|specif(?:y|ies)|controls?|tells?|shows?|reports?|records?|detects?|"
     r"verify|verifies|evaluates?|depends?\s+on|depending\s+on|"
-    r"regardless\s+of|irrespective\s+of|no\s+matter)\s+whether\b", re.IGNORECASE)
+    r"regardless\s+of|irrespective\s+of|no\s+matter|"
+    # an example of what something covers ('its behaviour (e.g. whether the output is exact)')
+    r"\(?e\.g\.,?|\(?i\.e\.,?|such\s+as|for\s+example,?|for\s+instance,?)\s+whether\b", re.IGNORECASE)
 _MODAL = (r"(?:will|shall|'ll|’ll|is\s+going\s+to|are\s+going\s+to|am\s+going\s+to|is\s+to|are\s+to|needs\s+to|"
           r"need\s+to|has\s+to|have\s+to|must|should|owes?|is\s+responsible\s+for|are\s+responsible\s+for|"
           r"volunteered\s+to|offered\s+to|promised\s+to)")

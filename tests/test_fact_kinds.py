@@ -227,6 +227,9 @@ def test_a_task_is_due_when_its_sentence_says_it_happens():
         ("Installers MUST NOT guess whether a wheel is compatible with the system.", S),
         ("MAY 2026: we will decide whether to ship.", Q),
         ("Authors should choose a namespace before the next meeting.", Q),
+        # an example of what something covers asks nothing (seen in the 20-PEP brief)
+        ("We can describe each function's behaviour (e.g. whether the factorial output is exact or not).", S),
+        ("It is still unclear whether the factorial output is exact.", Q),
     ],
 )
 def test_instructions_and_conditions_are_no_decisions_or_open_questions(sentence, kind):
