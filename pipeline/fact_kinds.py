@@ -220,11 +220,11 @@ _OPEN = re.compile(
 # 'whether' in what a thing does, or in 'regardless of whether': nothing is left open
 # ('the installer determines whether the wheel is compatible').
 _DESCRIBED_WHETHER = re.compile(
-    r"\b(?:determines?|checks?|tests?|indicates?|specif(?:y|ies)|controls?|tells?|shows?|reports?|records?|detects?|"
+    r"(?:\b(?:determines?|checks?|tests?|indicates?|specif(?:y|ies)|controls?|tells?|shows?|reports?|records?|detects?|"
     r"verify|verifies|evaluates?|depends?\s+on|depending\s+on|"
-    r"regardless\s+of|irrespective\s+of|no\s+matter|"
-    # an example of what something covers ('its behaviour (e.g. whether the output is exact)')
-    r"\(?e\.g\.,?|\(?i\.e\.,?|such\s+as|for\s+example,?|for\s+instance,?)\s+whether\b", re.IGNORECASE)
+    r"regardless\s+of|irrespective\s+of|no\s+matter)"
+    # an example in brackets of what something covers ('its behaviour (e.g. whether the output is exact)')
+    r"|\((?:e\.g\.|i\.e\.|such\s+as|for\s+example|for\s+instance),?)\s+whether\b", re.IGNORECASE)
 _MODAL = (r"(?:will|shall|'ll|’ll|is\s+going\s+to|are\s+going\s+to|am\s+going\s+to|is\s+to|are\s+to|needs\s+to|"
           r"need\s+to|has\s+to|have\s+to|must|should|owes?|is\s+responsible\s+for|are\s+responsible\s+for|"
           r"volunteered\s+to|offered\s+to|promised\s+to)")
@@ -392,8 +392,8 @@ _CODE_TERM = re.compile(r"^\W*``[^`]+``")
 # A specification's requirement keywords in capitals (RFC 2119: 'Authors SHOULD choose namespaces
 # that…', 'Installers MUST NOT …'): a rule the document lays down for whoever does that, not a
 # decision still open or someone's task.
-# In a sentence otherwise written in lower case; 'MAY 2026' and '3 MAY' are dates.
-_REQUIREMENT = re.compile(r"\b(?:MUST|SHOULD|SHALL|REQUIRED|RECOMMENDED|OPTIONAL|(?<!\d\s)MAY(?!\s+\d))\b")
+# In a sentence otherwise written in lower case. 'MAY' is left out: a month as often as a keyword.
+_REQUIREMENT = re.compile(r"\b(?:MUST|SHOULD|SHALL|REQUIRED|RECOMMENDED)\b")
 
 
 def _lays_down_a_requirement(text: str) -> bool:
@@ -403,7 +403,7 @@ def _lays_down_a_requirement(text: str) -> bool:
 
 def _classify(text: str) -> FactTyping:
     due = due_date(text)
-    if _CODE_TERM.match(text) or (_lays_down_a_requirement(text) and not due):
+    if _CODE_TERM.match(text):
         return FactTyping(FactKind.STATEMENT, due=due)
     if is_heading(text):
         return FactTyping(FactKind.STATEMENT, due=due)
@@ -425,7 +425,8 @@ def _classify(text: str) -> FactTyping:
     if _ASKS.search(text) and not _CODE.search(text):
         return FactTyping(FactKind.QUESTION, due=due)
     text = stated_part(text)  # "Once you've decided…", "you must first decide whether…": no decision, nothing open
-    if _PENDING.search(text):
+    requirement = _lays_down_a_requirement(text) and not due
+    if _PENDING.search(text) and not requirement:
         return FactTyping(FactKind.QUESTION, due=due)
     if _decides(text):
         owner, at = _first_owner(text, _DECIDER)
@@ -443,7 +444,7 @@ def _classify(text: str) -> FactTyping:
         owner = under_way.group("owner")
         return FactTyping(FactKind.ACTION, owner and ("we" if owner.lower() == "we" else "I"),
                           under_way.start("owner") if owner else None, due)
-    if _OPEN.search(_DESCRIBED_WHETHER.sub(" ", text)):
+    if _OPEN.search(_DESCRIBED_WHETHER.sub(" ", text)) and not requirement:
         return FactTyping(FactKind.QUESTION, due=due)
     if due and _OBLIGATION.search(text):
         return FactTyping(FactKind.ACTION, due=due)

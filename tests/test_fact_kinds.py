@@ -230,6 +230,12 @@ def test_a_task_is_due_when_its_sentence_says_it_happens():
         # an example of what something covers asks nothing (seen in the 20-PEP brief)
         ("We can describe each function's behaviour (e.g. whether the factorial output is exact or not).", S),
         ("It is still unclear whether the factorial output is exact.", Q),
+        # found in review: capitals in a labelled item, a question or a decision change nothing, nor
+        # does 'e.g.' outside brackets
+        ("Decision: all vendors MUST use the new invoice template.", D),
+        ("Open question: is the OPTIONAL module in scope for the pilot?", Q),
+        ("Should we move the launch to MAY?", Q),
+        ("We still need to figure out, e.g. whether the output is exact.", Q),
     ],
 )
 def test_instructions_and_conditions_are_no_decisions_or_open_questions(sentence, kind):
