@@ -18,7 +18,7 @@ from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
 
 from graph_schema.errors import GraphRefused, GraphUnavailable, SubtextError
 from graph_schema.local_writes import mark_written
-from graph_schema.queries.owners import ensure_owner, store_plain_names
+from graph_schema.queries.owners import ensure_owner, owners_with_unplain_names, store_plain_names
 from graph_schema.queries.schema import create_schema
 from graph_schema.settings import Settings, get_settings
 
@@ -136,4 +136,5 @@ def ensure_ready(driver: neo4j.Driver, settings: Settings | None = None, owner: 
     except (ServiceUnavailable, SessionExpired, AuthError, OSError) as e:
         raise _translate(e, settings.bolt_uri) from e
     write(driver, ensure_owner, owner, settings.owner_name if owner == settings.owner else owner)
-    write(driver, store_plain_names, owner)  # once per graph: names stored before they were kept plain
+    for stored in read(driver, owners_with_unplain_names):  # every graph, once: names stored before they were kept plain
+        write(driver, store_plain_names, stored)

@@ -140,6 +140,9 @@ def test_names_stored_before_they_were_kept_plain_are_cleaned_once(graph):
     # Issue 16, item 7, left over: titles written before plain names still carried forged headings.
     db, driver, owner = graph["db"], graph["driver"], graph["owner"]
     db.ensure_ready(driver, owner=owner)
+    other = f"{owner}-other"  # found in review: another person's graph is cleaned too, by whoever makes ready
+    driver.execute_query("MERGE (o:Owner {id: $other}) SET o.owner = $other, o.name = 'Ana\u202e Ruiz', o.version = 0 "
+                         "REMOVE o.plain_names", other=other)
     driver.execute_query(
         "MATCH (o:Owner {id: $owner}) REMOVE o.plain_names "  # a graph from before plain names
         "CREATE (:Page {owner: $owner, slug: 'figma', kind: 'tool', title: $forged, aliases: ['Fig\u2066ma\n', 'Figma'],"
@@ -156,3 +159,7 @@ def test_names_stored_before_they_were_kept_plain_are_cleaned_once(graph):
     after = driver.execute_query("MATCH (o:Owner {id: $owner}) RETURN o.version AS v, o.plain_names AS done",
                                  owner=owner).records[0]
     assert after["v"] == version + 1 and after["done"] is True  # cached briefs are rebuilt; the look is not repeated
+    other_now = driver.execute_query("MATCH (o:Owner {id: $other}) RETURN o.name AS name, o.plain_names AS done",
+                                     other=other).records[0]
+    assert (other_now["name"], other_now["done"]) == ("Ana Ruiz", True)
+    driver.execute_query("MATCH (n {owner: $other}) DETACH DELETE n", other=other)

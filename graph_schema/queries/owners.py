@@ -144,11 +144,17 @@ RETURN id, title, aliases
 STORE_PLAIN_NAMES = """
 UNWIND $rows AS row
 MATCH (n) WHERE elementId(n) = row.id
-FOREACH (_ IN CASE WHEN n:Owner THEN [1] ELSE [] END | SET n.name = row.title)
-FOREACH (_ IN CASE WHEN n:Owner THEN [] ELSE [1] END | SET n.title = row.title)
+FOREACH (_ IN CASE WHEN n:Owner THEN [1] ELSE [] END | SET n.name = coalesce(row.title, n.name))
+FOREACH (_ IN CASE WHEN n:Owner THEN [] ELSE [1] END | SET n.title = coalesce(row.title, n.title))
 FOREACH (_ IN CASE WHEN row.aliases IS NULL THEN [] ELSE [1] END | SET n.aliases = row.aliases)
 """
 MARK_PLAIN_NAMES = "MATCH (o:Owner {id: $owner}) WHERE o.plain_names IS NULL SET o.plain_names = true"
+OWNERS_WITH_UNPLAIN_NAMES = "MATCH (o:Owner) WHERE o.plain_names IS NULL RETURN o.id AS id ORDER BY id"
+
+
+def owners_with_unplain_names(tx: neo4j.ManagedTransaction) -> list[str]:
+    """The people whose graphs were not yet looked through for names stored before plain names."""
+    return [record["id"] for record in tx.run(OWNERS_WITH_UNPLAIN_NAMES)]
 
 
 def store_plain_names(tx: neo4j.ManagedTransaction, owner: str) -> int:
@@ -159,7 +165,9 @@ def store_plain_names(tx: neo4j.ManagedTransaction, owner: str) -> int:
         aliases = None
         if record["aliases"] is not None:
             aliases = list(dict.fromkeys(a for a in map(plain_name, record["aliases"]) if a))
-        rows.append({"id": record["id"], "title": plain_name(record["title"] or ""), "aliases": aliases})
+        # a title that would be empty once plain (only control characters) is left as it is
+        title = plain_name(record["title"] or "") or record["title"]
+        rows.append({"id": record["id"], "title": title, "aliases": aliases})
     if rows:
         tx.run(STORE_PLAIN_NAMES, rows=rows)
         tx.run(BUMP_VERSION, owner=owner)
