@@ -17,8 +17,8 @@ import statistics
 import time
 from pathlib import Path
 
-from pipeline.embedding import embed_texts
 from graph_schema.settings import get_settings
+from pipeline.embedding import embed_texts
 from pipeline.extract import extract_documents, load_nlp
 from pipeline.parse import parse_document
 

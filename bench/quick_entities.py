@@ -22,8 +22,8 @@ import sys
 import time
 from pathlib import Path
 
-from pipeline.embedding import embed_texts
 from graph_schema.settings import get_settings
+from pipeline.embedding import embed_texts
 from pipeline.entity_quality import find_scorer, run_scorer
 from pipeline.extract import extract_documents, load_nlp
 from pipeline.parse import parse_document

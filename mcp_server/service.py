@@ -18,7 +18,6 @@ from pydantic import BaseModel, Field
 
 from graph_schema import db
 from graph_schema.access import PAUSED_MESSAGE, Access
-from pipeline.embedding import embed_text, embed_texts, embed_texts_remembered
 from graph_schema.document_text import fence
 from graph_schema.errors import AccessRefused, GraphUnavailable, InvalidRequest, PageNotFound
 from graph_schema.kinds import PageKind
@@ -37,6 +36,7 @@ from knowledge.scoped_search import fulltext_in_scope, semantic_in_scope
 from knowledge.compile import parse_freshness, render_narrative, render_summary
 from knowledge.types import BriefView, CompileAnswer, CompiledPackage, Depth, Shape
 from knowledge.compile_gather import gather
+from pipeline.embedding import embed_text, embed_texts, embed_texts_remembered
 from mcp_server.scoped_writes import check_submission_in_scope, home_focus, refuse_new_project
 
 log = logging.getLogger(__name__)

@@ -25,7 +25,6 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from functools import lru_cache
@@ -41,6 +40,7 @@ from graph_schema.models import (
 )
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
+from knowledge.types import Embed
 from pipeline import names
 from pipeline.also_known_as import alias_pairs
 from pipeline.fact_kinds import type_facts
@@ -812,7 +812,7 @@ class _ContextEmbedder:
     lands the rest on the page that one creates (and embeds any exception itself).
     """
 
-    def __init__(self, embed: Callable[[list[str]], list[list[float]]], batch_size: int) -> None:
+    def __init__(self, embed: Embed, batch_size: int) -> None:
         self.embed = embed
         self.batch_size = batch_size
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="subtext-embed")
@@ -848,7 +848,7 @@ class _ContextEmbedder:
 def extract_documents(
     documents: list[ParsedDocument],
     nlp=None,
-    embed: Callable[[list[str]], list[list[float]]] | None = None,
+    embed: Embed | None = None,
     classify_kinds: bool = True,
 ) -> list[ExtractedDocument]:
     """Run spaCy over every chunk of every readable document in one batched `nlp.pipe`.

@@ -25,7 +25,6 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import accumulate
 
@@ -35,6 +34,7 @@ from graph_schema.kinds import PageKind
 from graph_schema.models import CandidateFact, DocumentEntity, EntityMention, ExtractedDocument, KnownPage
 from graph_schema.settings import Settings
 from graph_schema.slugs import normalise_name
+from knowledge.types import Embed
 from pipeline import names
 from pipeline.extract import _one_line
 from pipeline.fact_kinds import type_facts
@@ -299,7 +299,7 @@ def recognise_known_names(
     documents: list[ExtractedDocument],
     known: list[KnownPage],
     settings: Settings,
-    embed: Callable[[list[str]], list[list[float]]] | None = None,
+    embed: Embed | None = None,
 ) -> list[ExtractedDocument]:
     """Each document with the names the graph and the batch know added as mentions and facts.
 

@@ -37,6 +37,7 @@ from graph_schema.kinds import FactKind, PageKind, SourceKind
 from graph_schema.models import DocumentEntity, ExtractedDocument, KnownPage
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
+from knowledge.types import Embed
 from pipeline.fact_kinds import untask_things
 from pipeline.known_names import is_known_name
 from pipeline import names
@@ -202,7 +203,7 @@ def shape_and_cue_features(text: str, entity: DocumentEntity) -> list[float]:
 
 
 def feature_rows(
-    documents: list[ExtractedDocument], embed: Callable[[list[str]], list[list[float]]]
+    documents: list[ExtractedDocument], embed: Embed
 ) -> tuple[list[tuple[int, int]], np.ndarray]:
     """(document index, entity index) of every entity to type, and its feature row."""
     where = [
@@ -338,7 +339,7 @@ def _drop_entities(document: ExtractedDocument, dropped: dict[int, int | None]) 
     document.facts = facts
 
 
-def type_entities(documents: list[ExtractedDocument], embed: Callable[[list[str]], list[list[float]]] | None) -> None:
+def type_entities(documents: list[ExtractedDocument], embed: Embed | None) -> None:
     """Set each entity's kind from the classifier (in place); drop candidates that are not pages."""
     settings = get_settings()
     if embed is None:  # no embedder: nothing to classify with, so only spaCy's entities stay

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections import Counter
 from itertools import combinations
 
 import neo4j
 
-from graph_schema import db
 from graph_schema.errors import RunFailed
-from pipeline.embedding import embed_texts
 from graph_schema.kinds import ENTITY_KINDS, FactKind, PageKind, SourceKind, SourceStatus
 from graph_schema.models import (
     ChunkWrite,
@@ -36,6 +33,8 @@ from graph_schema.queries.documents import (
 )
 from graph_schema.settings import get_settings
 from graph_schema.slugs import fact_id, normalise_name
+from knowledge.types import Embed
+from pipeline.embedding import embed_texts
 
 
 
@@ -154,7 +153,6 @@ def plan_document_write(owner: str, resolved: ResolvedDocument) -> DocumentWrite
     )
 
 
-Embed = Callable[[list[str]], list[list[float]]]
 
 
 def refresh_page_vectors(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str], embed: Embed) -> None:

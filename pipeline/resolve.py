@@ -32,6 +32,7 @@ from graph_schema.models import (
 )
 from graph_schema.settings import Settings, get_settings
 from graph_schema.slugs import normalise_name, slugify, unique_slug
+from knowledge.types import Embed
 from pipeline import names
 from pipeline.gazetteer import recognise_known_names
 from pipeline.kind_model import read_lone_words_as_the_graph_does
@@ -664,7 +665,7 @@ def resolve_documents(
     documents: list[ExtractedDocument],
     known: list[KnownPage],
     settings: Settings,
-    embed: Callable[[list[str]], list[list[float]]],
+    embed: Embed,
     vector_lookup: VectorLookup | None = None,
     neighbours_of: NeighbourLookup | None = None,
 ) -> list[ResolvedDocument]:

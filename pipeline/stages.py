@@ -22,13 +22,13 @@ from pathlib import Path
 import neo4j
 
 from graph_schema import db
-from pipeline.embedding import embed_texts
 from graph_schema.kinds import PageKind, SourceKind, SourceStatus
 from graph_schema.models import ExtractedDocument, KnownPage, MergeOutcome, ParsedDocument, ResolvedDocument
 from graph_schema.queries.documents import known_pages, pages_named_with, source_states
 from graph_schema.queries.owners import graph_version, lock_graph
 from graph_schema.queries.search import vector_candidates
 from graph_schema.settings import Settings, get_settings
+from pipeline.embedding import embed_texts
 from pipeline.extract import extract_documents
 from pipeline.merge import merge_batch
 from graph_schema.slugs import source_id_for

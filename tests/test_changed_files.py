@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import math
 
-from pipeline.embedding import embed_text
 from graph_schema.kinds import SourceKind
 from graph_schema.queries.navigation import LinkOutcome, link_pages, rename_page, traverse
 from graph_schema.queries.search import fulltext_search, vector_search
 from knowledge.brief import current_brief
 from mcp_server.service import GraphService
 from graph_schema.slugs import source_id_for
-from pipeline.embedding import embed_texts_remembered
+from pipeline.embedding import embed_text, embed_texts_remembered
 from pipeline.run import ingest_paths, run_ingest
 from tests.conftest import write
 

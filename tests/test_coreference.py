@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 
-from pipeline.embedding import embed_texts
 from graph_schema.kinds import PageKind
 from graph_schema.models import DocumentEntity, EntityMention, ExtractedDocument, ParsedDocument
 from pipeline.coreference import join_office_to_holder, join_organisation_names, join_person_names
+from pipeline.embedding import embed_texts
 from pipeline.extract import extract_documents
 from pipeline.parse import chunk_text
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.embedding import embed_texts
 from graph_schema.kinds import PageKind
 from graph_schema.models import DocumentEntity
 from graph_schema.settings import get_settings
+from pipeline.embedding import embed_texts
 from pipeline.extract import extract_documents
 from pipeline.kind_model import CLASSES, FEATURE_VERSION, MODEL_PATH, KindModel, load_kind_model
 from pipeline.parse import parse_document

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.embedding import embed_texts
 from graph_schema.kinds import PageKind
 from graph_schema.models import ParsedDocument, ResolvedDocument
 from graph_schema.queries.pages import get_page
 from graph_schema.settings import get_settings
+from pipeline.embedding import embed_texts
 from pipeline.extract import extract_documents
 from pipeline.parse import chunk_text
 from pipeline.resolve import resolve_documents

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import uuid
 
-from pipeline.embedding import embed_text
 from graph_schema.queries.search import fulltext_search, nearest_pages, vector_search
+from pipeline.embedding import embed_text
 
 ADD_PAGES = """
 UNWIND $rows AS row
