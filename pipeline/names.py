@@ -447,6 +447,31 @@ def same_person_name(a: list[str], b: list[str]) -> bool:
     return all(any(first_names_match(word, other) for other in remaining) for word in short)
 
 
+def misspelt_alike(a: str, b: str) -> bool:
+    """Whether two key words are one name written two ways ('kristin' / 'kristen', 'maurer' /
+    'mauer', 'virgil' / 'vergil'): one edit apart, inside the word (the first and last letters
+    agree, so 'maria' and 'mario' stay two), both at least `spelling_variant_min_letters` long, and
+    neither an everyday word ('Johnson' and 'Johnston' are two common surnames, 'Margin' beside
+    'Marlin' a word, not a slip)."""
+    from rapidfuzz.distance import DamerauLevenshtein
+
+    shortest = get_settings().spelling_variant_min_letters
+    if a == b or min(len(a), len(b)) < shortest or a[0] != b[0] or a[-1] != b[-1] or not (a.isalpha() and b.isalpha()):
+        return False
+    if DamerauLevenshtein.distance(a, b) != 1:
+        return False
+    return not (is_common_word(a) or is_common_word(b))
+
+
+def same_name_misspelt(a: list[str], b: list[str]) -> bool:
+    """Two names (key words) alike but for one word written two ways: 'Kristin Wilkins' and
+    'Kristen Wilkins' in one article are one person whose name the writer slipped on."""
+    if len(a) != len(b):
+        return False
+    differing = [(x, y) for x, y in zip(a, b) if x != y]
+    return len(differing) == 1 and misspelt_alike(*differing[0])
+
+
 def is_generic_head(surface: str, preceding: list[str]) -> bool:
     """A one-word name that is a common noun standing for a body: 'the Court', 'this Church'.
 

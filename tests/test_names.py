@@ -649,3 +649,38 @@ def test_an_everyday_adverb_opening_the_sentence_is_not_part_of_the_name():
     # seen on fresh notes 4: 'Today Harrowgate and Tessaly get a twice-daily email' made a 'Today Harrowgate'
     assert sentence_opener("Today Harrowgate", True) == len("Today ")
     assert sentence_opener("Today Show", True) == 0  # found in review: a programme's name
+
+
+# --- one name written two ways in one text ------------------------------------------------------------
+
+def test_a_name_written_two_ways_in_one_text_is_one_person():
+    extracted = _extract("The exhibit was curated by Marisol Quintero, a photographer from Tucson. "
+                         "Marisol Quinterro said the prints arrived in May. Quintero thanked the donors.")
+    people = [e for e in extracted.entities if "Quintero" in e.name or "Quinterro" in e.name]
+    assert len(people) == 1 and {"Marisol Quinterro", "Quintero"} <= _names(extracted)[people[0].name], _names(extracted)
+
+
+def test_a_lone_surname_one_letter_off_the_full_name_is_that_person():
+    extracted = _extract("Dana Kowalczyk chairs the housing board in Leeds. "
+                         "The board met twice this year, said Kowalcyk, and will meet again in June.")
+    assert "Kowalcyk" in _names(extracted).get("Dana Kowalczyk", set()), _names(extracted)
+
+
+@pytest.mark.parametrize("a, b, alike", [
+    ("quintero", "quinterro", True),
+    ("kristin", "kristen", True),
+    ("johnson", "johnston", False),  # two common surnames
+    ("maria", "mario", False),  # the last letter is the difference between two given names
+    ("marlin", "margin", False),  # an everyday word
+    ("12165", "12175", False),  # numbers are no names
+    ("lee", "lea", False),  # too short to tell a slip from another name
+])
+def test_what_counts_as_a_name_written_two_ways(a, b, alike):
+    from pipeline.names import misspelt_alike
+
+    assert misspelt_alike(a, b) is alike
+
+
+def test_two_people_with_alike_common_surnames_stay_two():
+    extracted = _extract("Boris Johnson met Emma Johnston in London. Johnson spoke first.")
+    assert {"Boris Johnson", "Emma Johnston"} <= set(_names(extracted)), _names(extracted)
