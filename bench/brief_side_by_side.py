@@ -54,13 +54,15 @@ def main(out_path: str, specs: list[str]) -> None:
             os.environ["SUBTEXT_OWNER"] = f"side-{label}-{uuid.uuid4().hex[:6]}"
             os.environ["SUBTEXT_UPLOAD_DIR"] = str(upload)
             reset_settings()
+            from graph_schema import db
             from knowledge.brief import current_brief
             from pipeline.embedding import embed_texts_remembered
             from pipeline.resources import shared_driver
             from pipeline.run import ingest_paths
 
             outcomes = ingest_paths([upload]).outcomes
-            brief = current_brief(shared_driver(get_settings().bolt_uri), get_settings().owner, embed_texts_remembered)
+            with db.session(shared_driver(get_settings().bolt_uri)) as graph:
+                brief = current_brief(graph, get_settings().owner, embed_texts_remembered)
             ingested = sum(o.status == "ingested" for o in outcomes)
             out.append(f"### {label}\n\n({ingested} documents ingested; about {brief.estimated_tokens} tokens)\n\n"
                        f"{brief.text}\n")

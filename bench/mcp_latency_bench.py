@@ -301,13 +301,14 @@ def main() -> None:
     if pages < args.pages:
         print(f"Only {pages:,} pages after every source; measuring anyway.")
 
+    from graph_schema import db
     from graph_schema.access import KeyScope
     from knowledge.keys import create_key
     from pipeline.resources import shared_driver
 
     # a write key: the 'brief (after a write)' row links two pages before each brief (the bench graph only)
-    key = create_key(shared_driver(get_settings().bolt_uri), args.owner, "latency bench", KeyScope(),
-                     can_write=True, full_context=True).secret
+    key = db.write(shared_driver(get_settings().bolt_uri), create_key, args.owner, "latency bench", KeyScope(),
+                   can_write=True, full_context=True).secret
     port = _free_port()
     server = start_server(port)
     try:

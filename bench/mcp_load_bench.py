@@ -249,12 +249,13 @@ def main() -> None:
     ensure_graph_server()
     pages = build_graph(args.owner, args.pages)  # returns at once when the graph is already big enough
 
+    from graph_schema import db
     from graph_schema.access import KeyScope
     from knowledge.keys import create_key
     from pipeline.resources import shared_driver
 
-    key = create_key(shared_driver(get_settings().bolt_uri), args.owner, "load bench", KeyScope(),
-                     can_write=False, full_context=True).secret
+    key = db.write(shared_driver(get_settings().bolt_uri), create_key, args.owner, "load bench", KeyScope(),
+                   can_write=False, full_context=True).secret
     print(f"Graph: {pages:,} pages (owner {args.owner}); clients {','.join(map(str, levels))}; "
           f"{args.seconds:g} s per level (≤ {args.max_calls:,} calls); rate limit {args.rate_limit:,}/min; "
           "Streamable HTTP on 127.0.0.1 with one read-only Bearer key.\n"

@@ -67,48 +67,107 @@ def _translate(error: Exception, uri: str) -> GraphUnavailable:
     )
 
 
+# A transaction the caller opened (`read()` / `write()` hand one to their work): what the domain
+# package's one-transaction functions take, so that an operation composes several in one.
+Tx = neo4j.ManagedTransaction
+
+
+class GraphSession:
+    """A session the caller opened on the graph (`session(driver)`), for work that runs several
+    transactions in turn: a brief read from its cache or rebuilt and stored, a removal in
+    batches, an export streamed batch by batch. Its `read` / `write` / `read_single` are the
+    module's, on this session: each transaction retried, every driver error translated."""
+
+    def __init__(self, driver: neo4j.Driver, database: str | None = None) -> None:
+        self.driver = driver
+        self.database = database or get_settings().neo4j_database
+        self._session: neo4j.Session | None = None
+
+    def __enter__(self) -> GraphSession:
+        self._session = self.driver.session(database=self.database)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._session is not None:
+            self._session.close()
+            self._session = None
+
+    def _open(self) -> neo4j.Session:
+        if self._session is None:
+            raise RuntimeError("A GraphSession is used inside `with db.session(driver) as graph:`.")
+        return self._session
+
+    def read(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run `work(tx, *args, **kwargs)` in one read transaction, retried on transient errors."""
+        with _translated():
+            return self._open().execute_read(work, *args, **kwargs)
+
+    def write(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run `work(tx, *args, **kwargs)` in one write transaction, retried on transient errors."""
+        with _translated():
+            result = self._open().execute_write(work, *args, **kwargs)
+        mark_written()  # servers on this machine then re-read what they keep (see local_writes)
+        return result
+
+    def read_single(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """`read()` for `work` that runs exactly one query, on hot paths (the brief, key checks).
+
+        It is sent as an auto-commit query: one round trip, where a managed transaction needs a
+        second one to commit, which is a fifth of a cached brief's time over MCP. A transient
+        or unreachable database falls back to `read()` and its retries."""
+        try:
+            with self.driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as single:
+                return work(single, *args, **kwargs)
+        except AuthError as e:
+            raise _translate(e, get_settings().bolt_uri) from e
+        except (ServiceUnavailable, SessionExpired, OSError):
+            pass  # `read()` retries these for a while, then says the database is unavailable
+        except neo4j.exceptions.Neo4jError as e:
+            if not e.is_retryable():
+                raise _refused(e, get_settings().bolt_uri) from e
+        return self.read(work, *args, **kwargs)
+
+
+class _translated:
+    """Driver errors met in a transaction, as subtext's errors (the module docstring says which)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, _tb: object) -> bool:
+        if isinstance(error, (ServiceUnavailable, SessionExpired, AuthError, OSError)):
+            raise _translate(error, get_settings().bolt_uri) from error
+        if isinstance(error, neo4j.exceptions.Neo4jError):
+            raise _refused(error, get_settings().bolt_uri) from error
+        return False
+
+
+def session(driver: neo4j.Driver, database: str | None = None) -> GraphSession:
+    """A session for several transactions in turn: `with db.session(driver) as graph: …`."""
+    return GraphSession(driver, database)
+
+
+def in_session(driver: neo4j.Driver, work: Callable[..., T], *args: Any, database: str | None = None, **kwargs: Any) -> T:
+    """Run `work(graph, *args, **kwargs)` with a session of its own (`work` takes a GraphSession)."""
+    with session(driver, database) as graph:
+        return work(graph, *args, **kwargs)
+
+
 def write(driver: neo4j.Driver, work: Callable[..., T], *args: Any, database: str | None = None, **kwargs: Any) -> T:
     """Run `work(tx, *args, **kwargs)` in one write transaction, retried on transient errors."""
-    try:
-        with driver.session(database=database or get_settings().neo4j_database) as session:
-            result = session.execute_write(work, *args, **kwargs)
-    except (ServiceUnavailable, SessionExpired, AuthError, OSError) as e:
-        raise _translate(e, get_settings().bolt_uri) from e
-    except neo4j.exceptions.Neo4jError as e:
-        raise _refused(e, get_settings().bolt_uri) from e
-    mark_written()  # servers on this machine then re-read what they keep (see local_writes)
-    return result
+    with session(driver, database) as graph:
+        return graph.write(work, *args, **kwargs)
 
 
 def read(driver: neo4j.Driver, work: Callable[..., T], *args: Any, database: str | None = None, **kwargs: Any) -> T:
     """Run `work(tx, *args, **kwargs)` in one read transaction, retried on transient errors."""
-    try:
-        with driver.session(database=database or get_settings().neo4j_database) as session:
-            return session.execute_read(work, *args, **kwargs)
-    except (ServiceUnavailable, SessionExpired, AuthError, OSError) as e:
-        raise _translate(e, get_settings().bolt_uri) from e
-    except neo4j.exceptions.Neo4jError as e:
-        raise _refused(e, get_settings().bolt_uri) from e
+    with session(driver, database) as graph:
+        return graph.read(work, *args, **kwargs)
 
 
 def read_single(driver: neo4j.Driver, work: Callable[..., T], *args: Any, database: str | None = None, **kwargs: Any) -> T:
-    """`read()` for `work` that runs exactly one query, on hot paths (the brief, key checks).
-
-    It is sent as an auto-commit query: one round trip, where a managed transaction needs a
-    second one to commit, which is a fifth of a cached brief's time over MCP. A transient
-    or unreachable database falls back to `read()` and its retries."""
-    try:
-        with driver.session(database=database or get_settings().neo4j_database,
-                            default_access_mode=neo4j.READ_ACCESS) as session:
-            return work(session, *args, **kwargs)
-    except AuthError as e:
-        raise _translate(e, get_settings().bolt_uri) from e
-    except (ServiceUnavailable, SessionExpired, OSError):
-        pass  # `read()` retries these for a while, then says the database is unavailable
-    except neo4j.exceptions.Neo4jError as e:
-        if not e.is_retryable():
-            raise _refused(e, get_settings().bolt_uri) from e
-    return read(driver, work, *args, database=database, **kwargs)
+    """`GraphSession.read_single` without a session of the caller's."""
+    return GraphSession(driver, database).read_single(work, *args, **kwargs)
 
 
 def check_connection(driver: neo4j.Driver) -> str:

@@ -27,7 +27,6 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
-import neo4j
 import numpy as np
 
 from graph_schema import db
@@ -542,42 +541,43 @@ def _cached_view(stored: dict) -> BriefView:
                      built_at=stored["built_at"], cached=True)
 
 
-def current_brief(driver: neo4j.Driver, owner: str, embed: Embed) -> BriefView:
+def current_brief(graph: db.GraphSession, owner: str, embed: Embed) -> BriefView:
     """The cached brief if the graph is unchanged since it was built; otherwise rebuild and cache it."""
-    version, cached = db.read_single(driver, load_brief, owner)
+    version, cached = graph.read_single(load_brief, owner)
     if cached is not None and cached["graph_version"] == version:
         return _cached_view(cached)
-    return rebuild_brief(driver, owner, embed)
+    return rebuild_brief(graph, owner, embed)
 
 
-def rebuild_brief(driver: neo4j.Driver, owner: str, embed: Embed) -> BriefView:
+def rebuild_brief(graph: db.GraphSession, owner: str, embed: Embed) -> BriefView:
+    """Build the brief from the graph and store it: a read, the writing (no transaction open
+    meanwhile), then a write."""
     settings = get_settings()
-    _, previous = db.read(driver, load_brief, owner)
+    _, previous = graph.read(load_brief, owner)
     since = previous["built_at"] if previous else None
-    material = db.read(driver, brief_material, owner, settings, None, since, first=previous is None)
+    material = graph.read(brief_material, owner, settings, None, since, first=previous is None)
     brief = render_brief(material, embed, settings)
     stored = brief.model_dump(mode="json", include={"text", "sources", "lines", "omitted", "estimated_tokens",
                                                      "graph_version"})
-    built_at = db.write(driver, store_brief, owner, stored)
+    built_at = graph.write(store_brief, owner, stored)
     return brief.model_copy(update={"built_at": built_at or brief.built_at, "cached": False})
 
 
-def read_focus_status(driver: neo4j.Driver, owner: str, slug: str, settings: Settings, embed: Embed,
+def read_focus_status(tx: db.Tx, owner: str, slug: str, settings: Settings, embed: Embed,
                       visible: list[str] | None = None, areas: list[str] | None = None) -> FocusStatus | None:
-    """What was decided, is open and was closed in one focus area (compile of a focus area)."""
-    return focus_status(db.read(driver, brief_material, owner, settings, visible, None, slug, areas=areas), settings,
-                        embed)
+    """What was decided, is open and was closed in one focus area (compile of a focus area). A read."""
+    return focus_status(brief_material(tx, owner, settings, visible, None, slug, areas=areas), settings, embed)
 
 
-def scoped_brief(driver: neo4j.Driver, owner: str, visible: list[str], embed: Embed,
+def scoped_brief(tx: db.Tx, owner: str, visible: list[str], embed: Embed,
                  areas: list[str] | None = None) -> BriefView:
     """The brief of what one access key's scope can see (not stored: the cache holds the full one);
-    `areas`: a focus key's areas (`graph_schema.queries.sight`)."""
+    `areas`: a focus key's areas (`graph_schema.queries.sight`). A read."""
     settings = get_settings()
-    material = db.read(driver, brief_material, owner, settings, visible, areas=areas)
-    return render_brief(material, embed, settings)
+    return render_brief(brief_material(tx, owner, settings, visible, areas=areas), embed, settings)
 
 
-def brief_is_stale(driver: neo4j.Driver, owner: str) -> bool:
-    version, cached = db.read(driver, load_brief, owner)
+def brief_is_stale(tx: db.Tx, owner: str) -> bool:
+    """Whether the graph changed since the stored brief was built. A read."""
+    version, cached = load_brief(tx, owner)
     return cached is None or cached["graph_version"] != version

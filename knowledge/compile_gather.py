@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import neo4j
-
 from graph_schema import db
 from graph_schema.kinds import PageKind
 from graph_schema.models import PageRef
@@ -66,7 +64,7 @@ def pack_members(package: CompiledPackage, rows: list[dict], member_facts: dict[
 
 
 def gather(
-    driver: neo4j.Driver,
+    tx: db.Tx,
     owner: str,
     target: PageRef,
     depth: Depth,
@@ -81,14 +79,13 @@ def gather(
     """`visible`: the slugs an access key's scope may see (None: all). Only those pages are read; a
     target outside it (a focus key compiling "you") contributes its list, never its own facts.
     `areas`: a focus key's areas; only facts the scope rule lets it read are used
-    (`graph_schema.queries.sight`)."""
+    (`graph_schema.queries.sight`). A read: every part of the package sees one graph."""
     budget = settings.deep_compile_token_budget - settings.compile_reserved_tokens
     per_token = settings.chars_per_token
     words = intent_words(intent)
     newest_first = since is not None
 
-    rows, total = db.read(driver, queries.members, owner, target.slug, settings.compile_max_members, visible,
-                          areas)
+    rows, total = queries.members(tx, owner, target.slug, settings.compile_max_members, visible, areas)
     if words:
         [vector] = embed([intent])
         for row in rows:
@@ -98,10 +95,9 @@ def gather(
 
     per_member = settings.compile_facts_per_page if depth != "shallow" else 1
     target_visible = visible is None or target.slug in visible
-    target_facts = (db.read(driver, queries.facts, owner, [target.slug], since, settings.compile_facts_per_page,
-                            visible, areas)
+    target_facts = (queries.facts(tx, owner, [target.slug], since, settings.compile_facts_per_page, visible, areas)
                     if target_visible else {})
-    member_facts = db.read(driver, queries.facts, owner, [r["slug"] for r in rows], since, per_member, visible, areas)
+    member_facts = queries.facts(tx, owner, [r["slug"] for r in rows], since, per_member, visible, areas)
 
     facts, facts_total = target_facts.get(target.slug, ([], 0))
     package = CompiledPackage(
@@ -109,7 +105,7 @@ def gather(
         target_facts=rank_facts(_facts(facts), words, newest_first), target_facts_total=facts_total,
     )
     if target.kind is PageKind.FOCUS and target_visible:
-        package.status = read_focus_status(driver, owner, target.slug, settings, embed, visible, areas)
+        package.status = read_focus_status(tx, owner, target.slug, settings, embed, visible, areas)
     used = tokens_of(render_narrative(package), per_token)
 
     used, left_out, facts_cut = pack_members(package, rows, member_facts, depth, words, newest_first, budget, used,
@@ -117,8 +113,8 @@ def gather(
 
     if depth == "deep":
         refs = {target.slug: target, **{i.slug: PageRef(slug=i.slug, title=i.title, kind=i.kind) for i in package.items}}
-        relation_rows = db.read(driver, queries.relations, owner, list(refs), since, settings.compile_max_relations,
-                                settings.compile_sentences_per_relation, visible, areas)
+        relation_rows = queries.relations(tx, owner, list(refs), since, settings.compile_max_relations,
+                                          settings.compile_sentences_per_relation, visible, areas)
         skipped = 0
         for row in relation_rows:
             a, b = refs[row["source"]], refs[row["target"]]

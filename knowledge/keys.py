@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-import neo4j
-
 from graph_schema import db
 from graph_schema.access import OWNER_ID, Access, AccessKey, KeyScope, NewKey, generate_key, hash_key, key_id_of, key_matches
 from graph_schema.errors import InvalidRequest
@@ -19,8 +17,8 @@ from graph_schema.queries.owners import ensure_owner
 from graph_schema.slugs import slugify
 
 
-def add_owner(driver: neo4j.Driver, name: str, owner_id: str | None = None) -> str:
-    """Create a person (their Owner node and "you" page); returns their id. Idempotent."""
+def add_owner(tx: db.Tx, name: str, owner_id: str | None = None) -> str:
+    """Create a person (their Owner node and "you" page); returns their id. Idempotent. A write."""
     name = plain_name(name)
     if not name:
         raise InvalidRequest("A person needs a name, e.g. `subtext people add \"Ada Lovelace\"`.")
@@ -29,27 +27,28 @@ def add_owner(driver: neo4j.Driver, name: str, owner_id: str | None = None) -> s
         raise InvalidRequest(
             f"{owner_id!r} cannot be a person's id: use lowercase letters, digits and hyphens (at most 63)."
         )
-    db.write(driver, ensure_owner, owner_id, name)
+    ensure_owner(tx, owner_id, name)
     return owner_id
 
 
 def create_key(
-    driver: neo4j.Driver, owner: str, name: str, scope: KeyScope, *, can_write: bool, full_context: bool
+    tx: db.Tx, owner: str, name: str, scope: KeyScope, *, can_write: bool, full_context: bool
 ) -> NewKey:
+    """A new key of `owner`, with its secret (shown once). A write."""
     name = " ".join(name.split())
     if not name or len(name) > 80:
         raise InvalidRequest("A key needs a name of 1 to 80 characters (it is shown as the author of what it writes).")
-    if db.read(driver, queries.owner_name, owner) is None:
+    if queries.owner_name(tx, owner) is None:
         raise InvalidRequest(f"There is no person {owner!r}; add them first with `subtext people add NAME`.")
     key_id, secret = generate_key()
     key = AccessKey(id=key_id, owner=owner, name=name, scope=scope, can_write=can_write, full_context=full_context)
-    stored = db.write(driver, queries.create_key, key, hash_key(secret))
+    stored = queries.create_key(tx, key, hash_key(secret))
     return NewKey(key=stored, secret=secret)
 
 
-def find_key(driver: neo4j.Driver, owner: str | None, name_or_id: str) -> AccessKey:
-    """One key by its name or id (of `owner`, when given)."""
-    keys = db.read(driver, queries.keys_named, owner, name_or_id)
+def find_key(tx: db.Tx, owner: str | None, name_or_id: str) -> AccessKey:
+    """One key by its name or id (of `owner`, when given). A read."""
+    keys = queries.keys_named(tx, owner, name_or_id)
     live = [k for k in keys if not k.revoked] or keys
     if not live:
         raise InvalidRequest(f"No key is named {name_or_id!r}; `subtext keys list` shows them.")
@@ -58,20 +57,22 @@ def find_key(driver: neo4j.Driver, owner: str | None, name_or_id: str) -> Access
     return live[0]
 
 
-def set_paused(driver: neo4j.Driver, key: AccessKey, paused: bool) -> AccessKey:
+def set_paused(tx: db.Tx, key: AccessKey, paused: bool) -> AccessKey:
+    """Pause or resume a key. A write."""
     if key.revoked:
         raise InvalidRequest(f"The key {key.name!r} is revoked; create a new one with `subtext keys create`.")
-    return db.write(driver, queries.set_key_state, key.id, paused=paused)
+    return queries.set_key_state(tx, key.id, paused=paused)
 
 
-def revoke(driver: neo4j.Driver, key: AccessKey) -> AccessKey:
-    return db.write(driver, queries.set_key_state, key.id, paused=key.paused, revoke=True)
+def revoke(tx: db.Tx, key: AccessKey) -> AccessKey:
+    """Revoke a key for good. A write."""
+    return queries.set_key_state(tx, key.id, paused=key.paused, revoke=True)
 
 
 _NO_SUCH_KEY_HASH = hash_key("no such key")
 
 
-def authenticate(driver: neo4j.Driver, secret: str) -> Access | None:
+def authenticate(graph: db.GraphSession, secret: str) -> Access | None:
     """The caller a key stands for, or None for a malformed, unknown or revoked key, or a key
     whose person no longer exists (removed with `subtext people remove`).
 
@@ -79,7 +80,7 @@ def authenticate(driver: neo4j.Driver, secret: str) -> Access | None:
     key_id = key_id_of(secret)
     if key_id is None:
         return None
-    found = db.read_single(driver, queries.find_key, key_id)
+    found = graph.read_single(queries.find_key, key_id)
     if found is None:
         # Compared all the same, so an unknown id takes as long as a known one with a wrong secret.
         key_matches(secret, _NO_SUCH_KEY_HASH)
@@ -89,5 +90,5 @@ def authenticate(driver: neo4j.Driver, secret: str) -> Access | None:
         return None
     now = datetime.now(timezone.utc)
     if key.last_used_at is None or now - key.last_used_at > timedelta(seconds=get_settings().key_last_used_every_seconds):
-        db.write(driver, queries.touch_key, key.id)  # seldom: checks stay read-only
+        graph.write(queries.touch_key, key.id)  # seldom: checks stay read-only
     return Access.of_key(key)

@@ -3,7 +3,7 @@
 Used by `subtext people remove`. A removal deletes, in this order: the person's Owner node (from
 then on no key of theirs is accepted and no writer can take their write lock), every other node
 that carries their id, in batches of `remove_batch_size`, and last their upload folder. Each
-step is a `db.write`, so a running MCP server forgets the keys it had checked at once (see
+step is a write transaction of its own, so a running MCP server forgets the keys it had checked at once (see
 graph_schema.local_writes). A removal cut short is finished by running it again: the person is
 then found by the nodes that are left.
 """
@@ -11,8 +11,6 @@ then found by the nodes that are left.
 from __future__ import annotations
 
 import shutil
-
-import neo4j
 
 from graph_schema import db
 from graph_schema.errors import InvalidRequest, SubtextError
@@ -22,36 +20,36 @@ from knowledge.types import OwnerContents, UploadFolder
 from knowledge.upload_folders import owner_upload_dir
 
 
-def find_owner(driver: neo4j.Driver, text: str) -> str:
+def find_owner(tx: db.Tx, text: str) -> str:
     """The id of the person `text` names: their id as `subtext people list` shows it, or their
-    name when no one else has it. A removal cut short is found by its id."""
-    found = db.read(driver, queries.find_owner, text)
+    name when no one else has it. A removal cut short is found by its id. A read."""
+    found = queries.find_owner(tx, text)
     if found and found[0][0] == text:
         return text
     if len(found) > 1:
         raise InvalidRequest(f"Several people are named {text!r}; use the id `subtext people list` shows.")
     if found:
         return found[0][0]
-    if db.read(driver, queries.has_nodes, text):
+    if queries.has_nodes(tx, text):
         return text
     raise InvalidRequest(f"There is no person {text!r}; `subtext people list` shows them.")
 
 
-def removal_contents(driver: neo4j.Driver, owner: str, settings: Settings | None = None) -> OwnerContents:
-    """What removing `person` would delete (the dry run); refuses the deployment's own person."""
+def removal_contents(tx: db.Tx, owner: str, settings: Settings | None = None) -> OwnerContents:
+    """What removing `person` would delete (the dry run); refuses the deployment's own person. A read."""
     settings = settings or get_settings()
     _refuse_configured_owner(owner, settings)
-    counts = db.read(driver, queries.owner_contents, owner)
+    counts = queries.owner_contents(tx, owner)
     return OwnerContents(id=owner, upload_folder=_upload_folder(settings, owner), **counts)
 
 
-def remove_owner(driver: neo4j.Driver, owner: str, settings: Settings | None = None) -> OwnerContents:
+def remove_owner(graph: db.GraphSession, owner: str, settings: Settings | None = None) -> OwnerContents:
     """Delete the person's whole graph, their keys and their upload folder; returns what there
-    was just before."""
+    was just before. Several transactions, one after another (see the module's docstring)."""
     settings = settings or get_settings()
-    contents = removal_contents(driver, owner, settings)
-    db.write(driver, queries.delete_owner, owner)
-    while db.write(driver, queries.delete_owner_batch, owner, settings.remove_batch_size):
+    contents = graph.read(removal_contents, owner, settings)
+    graph.write(queries.delete_owner, owner)
+    while graph.write(queries.delete_owner_batch, owner, settings.remove_batch_size):
         pass  # until a batch finds nothing left
     _remove_folder(contents.upload_folder)
     return contents

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import neo4j
-
 from graph_schema import db
 from graph_schema.errors import InvalidRequest
 from graph_schema.kinds import ENTITY_KINDS, PageKind
@@ -24,17 +22,18 @@ def parse_entity_kind(text: str) -> PageKind:
     return kind
 
 
-def correct_page_kind(driver: neo4j.Driver, owner: str, slug: str, kind_text: str) -> tuple[PageKind, PageKind]:
-    """Set a page's kind by hand, so that later runs keep it; returns (the kind it had, the kind it has)."""
+def correct_page_kind(tx: db.Tx, owner: str, slug: str, kind_text: str) -> tuple[PageKind, PageKind]:
+    """Set a page's kind by hand, so that later runs keep it; returns (the kind it had, the kind it
+    has). A write: the check and the change are one transaction."""
     kind = parse_entity_kind(kind_text)
-    before = db.read(driver, page_kind, owner, slug)
+    before = page_kind(tx, owner, slug)
     if before is None:
         raise InvalidRequest(f"There is no page with the slug {slug!r}; `subtext export -` or an assistant's "
                              "search lists the slugs there are.")
     if before not in ENTITY_KINDS:
         raise InvalidRequest(f"{slug!r} is {'your own page' if before is PageKind.YOU else 'a focus area'}; "
                              f"only pages of the kinds {KIND_CHOICES} can be given another kind.")
-    if not db.write(driver, set_page_kind, owner, slug, kind):
+    if not set_page_kind(tx, owner, slug, kind):
         raise InvalidRequest(f"The page {slug!r} was removed or merged into another while its kind was being set; "
                              "look its name up again.")
     return before, kind

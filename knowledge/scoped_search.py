@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import re
 
-import neo4j
-
 from graph_schema import db
 from graph_schema.models import SearchHit
 from graph_schema.queries import compile as compile_queries
@@ -24,11 +22,11 @@ from knowledge.types import Embed
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-def _readable_text(driver: neo4j.Driver, owner: str, hits: list[SearchHit], visible: list[str],
+def _readable_text(tx: db.Tx, owner: str, hits: list[SearchHit], visible: list[str],
                    areas: list[str] | None, settings: Settings) -> dict[str, str]:
     """slug -> what the key may read of the page: its facts in sight, one per line ('- …')."""
-    found = db.read(driver, compile_queries.facts, owner, [h.slug for h in hits], None,
-                    settings.search_scoped_facts_per_page, visible, areas)
+    found = compile_queries.facts(tx, owner, [h.slug for h in hits], None, settings.search_scoped_facts_per_page,
+                                  visible, areas)
     return {slug: "\n".join(f"- {f['text']}" for f in facts) for slug, (facts, _) in found.items()}
 
 
@@ -36,14 +34,14 @@ def _seen_as(hit: SearchHit, text: str, score: float, settings: Settings) -> Sea
     return hit.model_copy(update={"preview": preview(text, hit.title, settings.preview_chars), "score": round(score, 4)})
 
 
-def semantic_in_scope(driver: neo4j.Driver, owner: str, vector: list[float], limit: int, visible: list[str],
+def semantic_in_scope(tx: db.Tx, owner: str, vector: list[float], limit: int, visible: list[str],
                       areas: list[str] | None, settings: Settings, embed: Embed) -> list[SearchHit]:
     """The nearest pages in sight, scored by the cosine of the query to what the key may read of them."""
     wanted = max(limit, settings.search_scoped_candidates)
-    candidates = db.read(driver, vector_search, owner, vector, wanted, -1.0, settings.preview_chars, visible)
+    candidates = vector_search(tx, owner, vector, wanted, -1.0, settings.preview_chars, visible)
     if not candidates:
         return []
-    texts = _readable_text(driver, owner, candidates, visible, areas, settings)
+    texts = _readable_text(tx, owner, candidates, visible, areas, settings)
     readable = [f"{h.title}\n{texts.get(h.slug, '')}".strip()[: settings.search_scoped_text_chars] for h in candidates]
     scored = []
     for hit, text_vector in zip(candidates, embed(readable), strict=True):
@@ -54,16 +52,16 @@ def semantic_in_scope(driver: neo4j.Driver, owner: str, vector: list[float], lim
     return scored[:limit]
 
 
-def fulltext_in_scope(driver: neo4j.Driver, owner: str, query: str, limit: int, visible: list[str],
+def fulltext_in_scope(tx: db.Tx, owner: str, query: str, limit: int, visible: list[str],
                       areas: list[str] | None, settings: Settings) -> list[SearchHit]:
     """Full-text hits in sight whose title or readable facts hold a word the search looked for,
     scored by the share of those words they hold (Lucene's score weighs the whole page)."""
-    candidates = db.read(driver, fulltext_search, owner, query, max(limit, settings.search_scoped_candidates),
-                         settings.preview_chars, visible)
+    candidates = fulltext_search(tx, owner, query, max(limit, settings.search_scoped_candidates), settings.preview_chars,
+                                 visible)
     if not candidates:
         return []
     words = {w.casefold() for w in query_words(query)}
-    texts = _readable_text(driver, owner, candidates, visible, areas, settings)
+    texts = _readable_text(tx, owner, candidates, visible, areas, settings)
     kept = []
     for hit in candidates:
         text = texts.get(hit.slug, "")

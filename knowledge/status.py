@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import neo4j
-
 from graph_schema import db
 from graph_schema.queries.access import list_owners
 from graph_schema.queries.brief import load_brief
@@ -12,10 +10,11 @@ from graph_schema.queries.status import source_counts, source_problems
 from knowledge.types import OwnerStatus, SourceProblem
 
 
-def owner_status(driver: neo4j.Driver, owner: str, name: str, problems_shown: int) -> OwnerStatus:
-    counts = db.read(driver, graph_counts, owner)
-    by_status, truncated = db.read(driver, source_counts, owner)
-    version, brief = db.read(driver, load_brief, owner)  # one read gives both the version and the brief's
+def owner_status(tx: db.Tx, owner: str, name: str, problems_shown: int) -> OwnerStatus:
+    """One person's counts, sources, brief and problems, read in the caller's transaction."""
+    counts = graph_counts(tx, owner)
+    by_status, truncated = source_counts(tx, owner)
+    version, brief = load_brief(tx, owner)  # one read gives both the version and the brief's
     return OwnerStatus(
         owner=owner,
         name=name,
@@ -25,9 +24,10 @@ def owner_status(driver: neo4j.Driver, owner: str, name: str, problems_shown: in
         truncated=truncated,
         graph_version=version,
         brief_current=brief is not None and brief["graph_version"] == version,
-        problems=[SourceProblem(**row) for row in db.read(driver, source_problems, owner, problems_shown)],
+        problems=[SourceProblem(**row) for row in source_problems(tx, owner, problems_shown)],
     )
 
 
-def everyone_status(driver: neo4j.Driver, problems_shown: int) -> list[OwnerStatus]:
-    return [owner_status(driver, o["id"], o["name"] or o["id"], problems_shown) for o in db.read(driver, list_owners)]
+def everyone_status(tx: db.Tx, problems_shown: int) -> list[OwnerStatus]:
+    """`owner_status` of every person, in one transaction (one consistent picture)."""
+    return [owner_status(tx, o["id"], o["name"] or o["id"], problems_shown) for o in list_owners(tx)]

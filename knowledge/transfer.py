@@ -29,7 +29,6 @@ from collections.abc import Iterable, Iterator
 from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
-import neo4j
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from graph_schema import db
@@ -183,15 +182,16 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def export_records(driver: neo4j.Driver, owner: str, batch: int | None = None) -> Iterator[dict[str, Any]]:
-    """Every record of the person's graph, type by type, read in batches."""
+def export_records(graph: db.GraphSession, owner: str, batch: int | None = None) -> Iterator[dict[str, Any]]:
+    """Every record of the person's graph, type by type, read in batches (a transaction each,
+    so a large graph streams out without one long transaction)."""
     yield MetaRecord(owner=owner, exported_at=datetime.now().astimezone().isoformat()).model_dump()
     batch = batch or get_settings().export_batch_size
     for record_type in RECORD_ORDER:
         _, cursor_field = EXPORT_QUERIES[record_type]
         after = ""
         while True:
-            rows = db.read(driver, export_batch, owner, record_type, after, batch)
+            rows = graph.read(export_batch, owner, record_type, after, batch)
             for row in rows:
                 row = _plain(row)
                 cursor = row.pop("cursor", None)
@@ -205,10 +205,10 @@ def export_records(driver: neo4j.Driver, owner: str, batch: int | None = None) -
             after = cursor if cursor is not None else rows[-1][cursor_field]
 
 
-def write_export(driver: neo4j.Driver, owner: str, lines: Any) -> dict[str, int]:
+def write_export(graph: db.GraphSession, owner: str, lines: Any) -> dict[str, int]:
     """Write the JSONL export to the text stream `lines`; returns how many records of each type."""
     counts: dict[str, int] = {}
-    for record in export_records(driver, owner):
+    for record in export_records(graph, owner):
         lines.write(json.dumps(record, ensure_ascii=False) + "\n")
         counts[record["type"]] = counts.get(record["type"], 0) + 1
     return counts
@@ -238,13 +238,13 @@ def _first_error(error: ValidationError) -> str:
 
 
 def import_records(
-    driver: neo4j.Driver, owner: str, owner_name: str, records: list[BaseModel], batch: int | None = None
+    graph: db.GraphSession, owner: str, owner_name: str, records: list[BaseModel], batch: int | None = None
 ) -> dict[str, int]:
     """Load validated records into the person's graph, which must be empty, all or nothing."""
     by_type = rekeyed_rows(owner, records)
     batch = batch or get_settings().import_batch_size
     try:
-        db.write(driver, _load, owner, owner_name, by_type, batch)
+        graph.write(_load, owner, owner_name, by_type, batch)
     except GraphRefused as e:  # the transaction was rolled back: nothing is written
         raise InvalidRequest(
             f"The import failed while writing ({e.detail}). Nothing was imported: the graph of {owner!r} "
@@ -254,7 +254,7 @@ def import_records(
 
 
 def _load(
-    tx: neo4j.ManagedTransaction, owner: str, owner_name: str, by_type: dict[str, list[dict[str, Any]]], batch: int
+    tx: db.Tx, owner: str, owner_name: str, by_type: dict[str, list[dict[str, Any]]], batch: int
 ) -> None:
     """The whole import in one transaction: the emptiness check and every write see one graph,
     which no other writer of the person can change meanwhile (the write lock is held)."""

@@ -18,7 +18,6 @@ from fastmcp.server.dependencies import get_access_token
 from graph_schema.access import Access, hash_key
 from graph_schema.errors import AccessRefused, GraphUnavailable
 from graph_schema.local_writes import RecentRead, written_stamp
-from knowledge.keys import authenticate
 from mcp_server.service import GraphService
 
 
@@ -38,7 +37,7 @@ class AccessKeyVerifier(TokenVerifier):
         else:
             stamp = written_stamp()  # before asking Neo4j: a write during the check is noticed next time
             try:
-                access = await anyio.to_thread.run_sync(lambda: authenticate(self.service.driver(), token))
+                access = await anyio.to_thread.run_sync(lambda: self.service.authenticate(token))
             except GraphUnavailable as e:
                 return AccessToken(token=token, client_id="", scopes=[], claims={"unavailable": str(e)})
             if access is None:  # unknown keys are never remembered: a new key works at once
@@ -58,7 +57,7 @@ def current_caller(service: GraphService) -> Access:
     secret = service.settings.access_key
     if secret is None:
         return service.default_access  # stdio without a key: the person who started the process
-    access = authenticate(service.driver(), secret.get_secret_value())
+    access = service.authenticate(secret.get_secret_value())
     if access is None:
         raise AccessRefused(
             "SUBTEXT_ACCESS_KEY is not a valid key (unknown, revoked or mistyped). Create one with "

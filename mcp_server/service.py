@@ -32,6 +32,7 @@ from graph_schema.plain_text import plain_name
 from graph_schema.queries.search import fulltext_search, vector_search
 from graph_schema.settings import Settings, get_settings
 from knowledge.brief import current_brief, scoped_brief
+from knowledge.keys import authenticate
 from knowledge.scoped_search import fulltext_in_scope, semantic_in_scope
 from knowledge.compile import parse_freshness, render_narrative, render_summary
 from knowledge.types import BriefView, CompileAnswer, CompiledPackage, Depth, Shape
@@ -158,6 +159,11 @@ class GraphService:
         except GraphUnavailable as e:
             log.warning("subtext starts without the graph database: %s", e)
 
+    def authenticate(self, secret: str) -> Access | None:
+        """The caller a key stands for, or None (knowledge.keys.authenticate)."""
+        with db.session(self.driver()) as graph:
+            return authenticate(graph, secret)
+
     def driver(self) -> neo4j.Driver:
         """The open driver; opened here only when the start could not reach Neo4j or the server
         was stopped, and then the graph is made ready once, before the first query."""
@@ -232,11 +238,12 @@ class GraphService:
         driver = self.driver()
         visible = self.visible(access)
         if visible is None:
-            return current_brief(driver, access.owner, embed_texts_remembered)  # the full brief is cached in the graph itself
+            with db.session(driver) as graph:  # the full brief is cached in the graph itself
+                return current_brief(graph, access.owner, embed_texts_remembered)
         version = db.read_single(driver, graph_version, access.owner)
         if held is not None and held.graph_version == version:
             return held.model_copy(update={"cached": True})
-        return scoped_brief(driver, access.owner, visible, embed_texts_remembered, access.areas)
+        return db.read(driver, scoped_brief, access.owner, visible, embed_texts_remembered, access.areas)
 
     def search(self, access: Access, query: str, limit: int) -> SearchAnswer:
         limit = max(1, min(limit, 50))
@@ -247,11 +254,12 @@ class GraphService:
         if visible is None:
             hits = db.read(driver, vector_search, access.owner, vector, limit, s.search_min_score, s.preview_chars)
         else:  # scored by what the key may read of each page, never by the rest of it
-            hits = semantic_in_scope(driver, access.owner, vector, limit, visible, access.areas, s, embed_texts)
+            hits = db.read(driver, semantic_in_scope, access.owner, vector, limit, visible, access.areas, s, embed_texts)
         mode = "semantic"
         if not hits:
             hits = (db.read(driver, fulltext_search, access.owner, query, limit, s.preview_chars)
-                    if visible is None else fulltext_in_scope(driver, access.owner, query, limit, visible, access.areas, s))
+                    if visible is None
+                    else db.read(driver, fulltext_in_scope, access.owner, query, limit, visible, access.areas, s))
             mode = "fulltext" if hits else "none"
         sources = [PageRef(slug=h.slug, title=h.title, kind=h.kind) for h in hits]
         return SearchAnswer(query=query, mode=mode, results=hits, sources=sources)
@@ -381,8 +389,8 @@ class GraphService:
                 self._compiled.move_to_end(key)
         cached = package is not None and package.graph_version == version
         if not cached:
-            package = gather(self.driver(), access.owner, ref, depth, intent, freshness, since, self.settings,
-                             embed_texts_remembered, visible, access.areas)
+            package = db.read(self.driver(), gather, access.owner, ref, depth, intent, freshness, since, self.settings,
+                              embed_texts_remembered, visible, access.areas)
             package.graph_version = version
             self._remember_compiled(key, package)
         render = {"narrative": render_narrative, "summary": render_summary}.get(shape)  # structured: no text

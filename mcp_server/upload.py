@@ -22,7 +22,6 @@ from starlette.responses import JSONResponse
 from graph_schema.access import Access
 from graph_schema.errors import AccessRefused, GraphUnavailable, RateLimited, SubtextError, UploadRefused
 from graph_schema.plain_text import plain_name
-from knowledge.keys import authenticate
 from knowledge.upload_folders import SUPPORTED_SUFFIXES, owner_upload_dir
 from mcp_server.rate_limit import RateLimiter
 from mcp_server.scoped_writes import check_submission_in_scope, home_focus
@@ -102,7 +101,7 @@ def build_upload_endpoint(service: GraphService, limiter: RateLimiter):
         scheme, _, secret = header.partition(" ")
         if scheme.lower() != "bearer" or not secret.strip():
             raise UploadRefused(401, "Send an access key as 'Authorization: Bearer stx_…' (`subtext keys create`).")
-        access = await anyio.to_thread.run_sync(lambda: authenticate(service.driver(), secret.strip()))
+        access = await anyio.to_thread.run_sync(lambda: service.authenticate(secret.strip()))
         if access is None:
             raise UploadRefused(401, "The access key is not valid.")
         try:

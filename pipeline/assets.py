@@ -234,10 +234,10 @@ def context_brief(context: AssetExecutionContext, graph: GraphResource) -> Mater
     started = time.perf_counter()
     with retried_when_graph_unavailable(context):
         owner = graph.owner_for(batch_keys(context))
-        driver = graph.driver()
-        if not brief_is_stale(driver, owner):
-            return MaterializeResult(metadata={"person": owner, "rebuilt": False})
-        brief = rebuild_brief(driver, owner, embed_texts_remembered)
+        with db.session(graph.driver()) as session:
+            if not session.read(brief_is_stale, owner):
+                return MaterializeResult(metadata={"person": owner, "rebuilt": False})
+            brief = rebuild_brief(session, owner, embed_texts_remembered)
     return MaterializeResult(
         metadata={
             "person": owner,

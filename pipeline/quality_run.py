@@ -27,8 +27,8 @@ def ingest_and_score(docs: Path, gold: list[GoldDocument], settings: Settings) -
     for document in gold:
         shutil.copy2(docs / document.file, target / document.file)
     ingest_paths([target], owner=settings.owner)
-    with db.open_driver(settings) as driver:
-        records = list(export_records(driver, settings.owner))
+    with db.open_driver(settings) as driver, db.session(driver) as graph:
+        records = list(export_records(graph, settings.owner))
     return score_people(records, gold, key_prefix=f"{CORPUS_FOLDER}/")
 
 
@@ -83,8 +83,8 @@ def run_entity_quality(corpus: Path, owner: str, kind_sets: list[list[str]]) -> 
     started = time.perf_counter()
     ingest_paths([target], owner=settings.owner)
     seconds = time.perf_counter() - started
-    with db.open_driver(settings) as driver:
-        records = list(export_records(driver, settings.owner))
+    with db.open_driver(settings) as driver, db.session(driver) as graph:
+        records = list(export_records(graph, settings.owner))
     predictions = settings.state_dir / "quality" / f"{owner}.predicted.jsonl"
     predictions.write_text("".join(json.dumps(p) + "\n" for p in predicted_mentions(records, f"{CORPUS_FOLDER}/")))
     return [

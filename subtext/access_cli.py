@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 
 from graph_schema import db
-from graph_schema.access import KeyScope
+from graph_schema.access import AccessKey, KeyScope
 from graph_schema.queries.access import list_keys, list_owners
 from graph_schema.settings import get_settings
 from subtext.graph import console, counted, open_graph, print_table
@@ -37,7 +37,7 @@ def users_add(
     from knowledge.upload_folders import owner_upload_dir
 
     with open_graph(ready=True) as driver:
-        person = add_owner(driver, name, person_id)
+        person = db.write(driver, add_owner, name, person_id)
     out.print(f"Added {name} as {person!r}. Their upload folder: {owner_upload_dir(get_settings(), person)}")
     out.print(f"Create a key for them with: subtext keys create NAME --person {person}")
 
@@ -59,9 +59,9 @@ def users_remove(
     """Remove a person: their whole graph, their keys and their upload folder. Without --yes, say what would go."""
     from knowledge import owners
 
-    with open_graph(ready=True) as driver:
-        owner = owners.find_owner(driver, person)
-        contents = owners.remove_owner(driver, owner) if yes else owners.removal_contents(driver, owner)
+    with open_graph(ready=True) as driver, db.session(driver) as graph:
+        owner = graph.read(owners.find_owner, person)
+        contents = owners.remove_owner(graph, owner) if yes else graph.read(owners.removal_contents, owner)
     # Without markup: names and paths are shown as they are, even with [brackets] in them.
     who = f"{contents.name} ({contents.id})" if contents.name else repr(contents.id)
     if yes:
@@ -97,8 +97,8 @@ def keys_create(
     from knowledge.keys import create_key
 
     with open_graph(ready=True) as driver:
-        made = create_key(driver, person or get_settings().owner, name, KeyScope.parse(scope),
-                          can_write=write, full_context=full_context)
+        made = db.write(driver, create_key, person or get_settings().owner, name, KeyScope.parse(scope),
+                        can_write=write, full_context=full_context)
     key = made.key
     console.print(
         f"Created key {key.name!r} ({key.id}) for {key.owner}: scope {key.scope}, "
@@ -125,12 +125,12 @@ def keys_list(person: str = typer.Option(None, "--person", help="Only this perso
 def _change(name: str, person: str | None, action: str) -> None:
     from knowledge import keys as key_ops
 
+    def find_and_change(tx: db.Tx) -> AccessKey:  # one transaction: the key found is the key changed
+        key = key_ops.find_key(tx, person, name)
+        return key_ops.revoke(tx, key) if action == "revoke" else key_ops.set_paused(tx, key, action == "pause")
+
     with open_graph(ready=True) as driver:
-        key = key_ops.find_key(driver, person, name)
-        if action == "revoke":
-            key_ops.revoke(driver, key)
-        else:
-            key_ops.set_paused(driver, key, action == "pause")
+        key = db.write(driver, find_and_change)
     done = {"pause": "paused", "resume": "resumed", "revoke": "revoked"}[action]
     out.print(f"Key {key.name!r} ({key.id}) of {key.owner} {done}.")
 

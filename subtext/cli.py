@@ -144,8 +144,8 @@ def status(
         with db.open_driver(settings, interactive=True) as driver:
             agent = db.check_connection(driver)
             shown = settings.status_problems_shown
-            people = (everyone_status(driver, shown) if everyone
-                      else [owner_status(driver, settings.owner, settings.owner_name, shown)])
+            people = (db.read(driver, everyone_status, shown) if everyone
+                      else [db.read(driver, owner_status, settings.owner, settings.owner_name, shown)])
         out.print(f"Neo4j: up at {settings.bolt_uri} ({agent})")
         for person in people:
             sources = ", ".join(f"{n} {status}" for status, n in sorted(person.sources.items())) or "no documents yet"
@@ -177,11 +177,12 @@ def status(
 @app.command()
 def brief() -> None:
     """Print the brief about the person (the cached one when the graph has not changed)."""
+    from graph_schema import db
     from knowledge.brief import current_brief
     from pipeline.embedding import embed_texts_remembered
 
-    with open_graph() as driver:
-        view = current_brief(driver, get_settings().owner, embed_texts_remembered)
+    with open_graph() as driver, db.session(driver) as graph:
+        view = current_brief(graph, get_settings().owner, embed_texts_remembered)
     out.print(view.text)
     if view.sources:
         out.print("\n[dim]Written from: " + ", ".join(f"{s.title} ({s.kind.value}, {s.slug})" for s in view.sources) + "[/dim]")
@@ -213,10 +214,11 @@ def pages_kind(
     kind: str = typer.Argument(..., help="person, organisation, project, tool or topic."),
 ) -> None:
     """Set a page's kind (a database filed as a person: `subtext pages kind neo4j tool`); later runs keep it."""
+    from graph_schema import db
     from knowledge.page_edits import correct_page_kind
 
     with open_graph() as driver:
-        before, after = correct_page_kind(driver, get_settings().owner, slug, kind)
+        before, after = db.write(driver, correct_page_kind, get_settings().owner, slug, kind)
     if before is after:
         out.print(f"{slug} was already a {after.value}; it stays one from now on, whatever later documents suggest.")
     else:
@@ -228,21 +230,23 @@ def export_graph(
     path: Path = typer.Argument(..., help="The JSONL file to write ('-' for standard output)."),
 ) -> None:
     """Write the person's graph as JSON Lines: pages, sources, chunks, facts with spans, mentions, links."""
+    from graph_schema import db
     from knowledge.transfer import write_export
 
     owner = get_settings().owner
-    with open_graph() as driver:
+    with open_graph() as driver, db.session(driver) as graph:
         if str(path) == "-":
-            counts = write_export(driver, owner, sys.stdout)
+            counts = write_export(graph, owner, sys.stdout)
         else:
             with path.open("w", encoding="utf-8") as handle:
-                counts = write_export(driver, owner, handle)
+                counts = write_export(graph, owner, handle)
     console.print("Exported " + ", ".join(f"{n} {t}s" for t, n in counts.items() if t != "meta") + f" to {path}.")
 
 
 @app.command("import")
 def import_graph(path: Path = typer.Argument(..., exists=True, dir_okay=False, help="A file `subtext export` wrote.")) -> None:
     """Load an export into the person's graph, which must be empty (set SUBTEXT_OWNER for a new one)."""
+    from graph_schema import db
     from graph_schema.queries.schema import create_schema
     from knowledge.transfer import import_records, parse_records
 
@@ -256,7 +260,8 @@ def import_graph(path: Path = typer.Argument(..., exists=True, dir_okay=False, h
     settings = get_settings()
     with open_graph() as driver:
         create_schema(driver)  # not ensure_ready: the import writes the person's Owner node and page in its one transaction
-        counts = import_records(driver, settings.owner, settings.owner_name, records)
+        with db.session(driver) as graph:
+            counts = import_records(graph, settings.owner, settings.owner_name, records)
     out.print(f"Imported into {get_settings().owner!r}: " + ", ".join(f"{n} {t}s" for t, n in counts.items()) + ".")
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from graph_schema import db
 from graph_schema.settings import PROJECT_ROOT, get_settings, reset_settings
 
 
@@ -111,8 +112,8 @@ def make_key(graph, name: str = "test client", scope: str = "full", *, write: bo
     from knowledge.keys import add_owner, create_key
 
     owner = owner or graph["owner"]
-    add_owner(graph["driver"], owner, owner)
-    return create_key(graph["driver"], owner, name, KeyScope.parse(scope), can_write=write,
+    db.write(graph["driver"], add_owner, owner, owner)
+    return db.write(graph["driver"], create_key, owner, name, KeyScope.parse(scope), can_write=write,
                       full_context=full_context).secret
 
 
@@ -171,3 +172,12 @@ def write(folder: Path, name: str, text: str | bytes) -> Path:
     else:
         path.write_text(text)
     return path
+
+
+def exported(driver, owner: str) -> list[dict]:
+    """Every record of the person's graph as `subtext export` writes them (the meta line first)."""
+    from graph_schema import db
+    from knowledge.transfer import export_records
+
+    with db.session(driver) as graph:
+        return list(export_records(graph, owner))

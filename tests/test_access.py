@@ -12,12 +12,13 @@ import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
+from graph_schema import db
 from graph_schema.access import PAUSED_MESSAGE
+from graph_schema.errors import InvalidRequest
 from graph_schema.queries.owners import graph_version
 from knowledge.keys import find_key, revoke, set_paused
-from knowledge.transfer import export_records
 from pipeline.run import ingest_paths
-from tests.conftest import make_key, write
+from tests.conftest import exported, make_key, write
 
 HARBOUR = """Priya Natarajan is leading the Harbour pitch for Acme Corporation.
 Daniel Okafor from Northwind Logistics will share the shipping volumes with Priya Natarajan.
@@ -167,7 +168,7 @@ async def test_write_settings_and_pause(two_people, served):
         assert renamed["page"]["title"] == "Acme Corp"
 
     paused = make_key(g, "pausable")
-    set_paused(g["driver"], find_key(g["driver"], g["owner"], "pausable"), True)
+    db.write(g["driver"], set_paused, db.read(g["driver"], find_key, g["owner"], "pausable"), True)
     message = PAUSED_MESSAGE.format(name="pausable")
     async with Client(served.mcp(paused)) as client:
         brief = (await client.call_tool("brief", {})).structured_content
@@ -181,8 +182,25 @@ async def test_write_settings_and_pause(two_people, served):
             with pytest.raises(ToolError) as refused:
                 await client.call_tool(tool, args)
             assert str(refused.value) == message
-        set_paused(g["driver"], find_key(g["driver"], g["owner"], "pausable"), False)
+        db.write(g["driver"], set_paused, db.read(g["driver"], find_key, g["owner"], "pausable"), False)
         assert "Priya" in _text(await client.call_tool("get_page", {"slug": "priya-natarajan"}))
+
+
+def test_domain_functions_compose_in_one_transaction(two_people):
+    """The domain functions take the caller's transaction: two of them in one write land together
+    or not at all."""
+    g = two_people
+    make_key(g, "composed")
+
+    def pause_then_refuse(tx):
+        set_paused(tx, find_key(tx, g["owner"], "composed"), True)
+        find_key(tx, g["owner"], "no such key")  # refused: the pause above is rolled back with it
+
+    with pytest.raises(InvalidRequest, match="No key is named 'no such key'"):
+        db.write(g["driver"], pause_then_refuse)
+    assert not db.read(g["driver"], find_key, g["owner"], "composed").paused
+    assert db.write(g["driver"], lambda tx: set_paused(tx, find_key(tx, g["owner"], "composed"), True)).paused
+    assert db.read(g["driver"], find_key, g["owner"], "composed").paused
 
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -194,7 +212,7 @@ HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "app
 def test_missing_wrong_and_revoked_keys_get_401(two_people, served):
     g = two_people
     revoked = make_key(g, "to revoke")
-    revoke(g["driver"], find_key(g["driver"], g["owner"], "to revoke"))
+    db.write(g["driver"], revoke, db.read(g["driver"], find_key, g["owner"], "to revoke"))
     good = make_key(g, "good")
     malformed = good[:-1] + ("A" if good[-1] != "A" else "B")  # the right id, the wrong secret
     with httpx.Client(base_url=served.base, timeout=30) as http:
@@ -230,13 +248,13 @@ INJECTIONS = [
 def _identities(driver, owner: str) -> set[tuple]:
     """What identifies each record of a person's graph (pages by slug, facts, sources, links…)."""
     keys = ("slug", "id", "source", "target", "link", "fact", "page")
-    return {(r["type"], *(str(r.get(k)) for k in keys)) for r in export_records(driver, owner) if r["type"] != "meta"}
+    return {(r["type"], *(str(r.get(k)) for k in keys)) for r in exported(driver, owner) if r["type"] != "meta"}
 
 
 async def test_user_text_is_stored_verbatim_never_executed(two_people, served):
     g = two_people
     mine_before = _identities(g["driver"], g["owner"])
-    theirs_before = list(export_records(g["driver"], g["other"]))[1:]  # without the meta line (its time)
+    theirs_before = exported(g["driver"], g["other"])[1:]  # without the meta line (its time)
     calls = 0
     async with Client(served.mcp()) as client:
         own_slugs = set(_slugs(g["driver"], g["owner"]))
@@ -263,7 +281,7 @@ async def test_user_text_is_stored_verbatim_never_executed(two_people, served):
     # is compared by identity, not counted), and the other person's graph is exactly as it was.
     mine_after = _identities(g["driver"], g["owner"])
     assert mine_before - mine_after == set() and mine_after - mine_before
-    assert list(export_records(g["driver"], g["other"]))[1:] == theirs_before
+    assert exported(g["driver"], g["other"])[1:] == theirs_before
     stored = g["driver"].execute_query(
         "MATCH (f:Fact {owner: $owner}) WHERE f.text CONTAINS 'DETACH DELETE' RETURN f.text AS text", owner=g["owner"]
     ).records

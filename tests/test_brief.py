@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 
+from graph_schema import db
 from graph_schema.kinds import FactKind
 from graph_schema.queries.brief import brief_material
 from graph_schema.queries.pages import get_page
@@ -29,7 +30,7 @@ def _lines(brief, section: str) -> list:
 def test_the_brief_of_the_samples_says_what_was_decided_and_what_is_open(graph, tmp_path):
     shutil.copytree(PROJECT_ROOT / "samples" / "uploads", graph["upload"], dirs_exist_ok=True)
     assert {o.status for o in ingest_paths([graph["upload"]]).outcomes} == {"ingested"}
-    brief = current_brief(graph["driver"], graph["owner"], embed_texts_remembered)
+    brief = db.in_session(graph["driver"], current_brief, graph["owner"], embed_texts_remembered)
     print(brief.text)
     settings = get_settings()
 
@@ -61,7 +62,7 @@ def test_the_brief_of_the_samples_says_what_was_decided_and_what_is_open(graph, 
     assert {s.slug for line in brief.lines for s in line.sources} == {s.slug for s in brief.sources}
     # Within budget; the stored brief reads back the same, statements and all.
     assert brief.estimated_tokens <= settings.brief_token_budget
-    assert current_brief(graph["driver"], graph["owner"], embed_texts_remembered).lines == brief.lines
+    assert db.in_session(graph["driver"], current_brief, graph["owner"], embed_texts_remembered).lines == brief.lines
 
     # A smaller budget keeps the most important statements and says what it left out.
     material = graph["db"].read(graph["driver"], brief_material, graph["owner"], settings)
@@ -72,7 +73,7 @@ def test_the_brief_of_the_samples_says_what_was_decided_and_what_is_open(graph, 
     # What changed since the last brief; the newest decision comes first in its area.
     write(graph["upload"], "harbour-pitch/follow-up.md", "Priya Natarajan approved the berth dashboard mock-ups from Daniel Okafor.\n")
     ingest_paths([graph["upload"]])
-    after = current_brief(graph["driver"], graph["owner"], embed_texts_remembered)
+    after = db.in_session(graph["driver"], current_brief, graph["owner"], embed_texts_remembered)
     changed = _lines(after, "changed")
     assert changed and "harbour-pitch/follow-up.md" in changed[0].text and "1 new decision" in changed[0].text
     assert "approved the berth dashboard" in _lines(after, "decision")[0].text
@@ -80,12 +81,12 @@ def test_the_brief_of_the_samples_says_what_was_decided_and_what_is_open(graph, 
     # Kinds, owners and due dates survive export and import.
     exported = tmp_path / "graph.jsonl"
     with exported.open("w") as handle:
-        write_export(graph["driver"], graph["owner"], handle)
+        db.in_session(graph["driver"], write_export, graph["owner"], handle)
     facts = [json.loads(line) for line in exported.read_text().splitlines() if '"type": "fact"' in line]
     assert {f["kind"] for f in facts} == {k.value for k in FactKind}
     other = f"{graph['owner']}-copy"
     with exported.open() as handle:
-        import_records(graph["driver"], other, other, parse_records(handle, str(exported)))
+        db.in_session(graph["driver"], import_records, other, other, parse_records(handle, str(exported)))
     page = graph["db"].read(graph["driver"], get_page, other, "daniel-okafor", 50)
     request = next(f for f in page.facts if "asked Daniel for a contact" in f.text)
     assert (request.kind, request.owner, request.due) == (FactKind.ACTION, "Daniel Okafor", "before Friday")

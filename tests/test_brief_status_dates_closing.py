@@ -9,6 +9,7 @@ import re
 import shutil
 from datetime import date, datetime
 
+from graph_schema import db
 from graph_schema.kinds import FactKind
 from graph_schema.queries.brief import brief_material
 from graph_schema.settings import PROJECT_ROOT, get_settings
@@ -52,7 +53,7 @@ def test_a_documents_header_status_is_a_dated_decision_or_an_open_item(graph):
           "Sofia Marquez is rewriting the loader for the Kafka migration.\n")
     assert {o.status for o in ingest_paths([graph["upload"]]).outcomes} == {"ingested"}
 
-    brief = current_brief(graph["driver"], graph["owner"], embed_texts_remembered)
+    brief = db.in_session(graph["driver"], current_brief, graph["owner"], embed_texts_remembered)
     print(brief.text)
     assert brief.estimated_tokens <= get_settings().brief_token_budget
     # Within the default budget, the area's first decision is a proposal's own status, with its source.
@@ -114,7 +115,7 @@ def test_decisions_and_due_dates_are_dated_by_the_document(graph):
 def test_an_open_item_reported_done_is_closed_in_what_changed(graph, tmp_path):
     shutil.copytree(PROJECT_ROOT / "samples" / "uploads" / "harbour-pitch", graph["upload"] / "harbour-pitch")
     ingest_paths([graph["upload"]])
-    before = current_brief(graph["driver"], graph["owner"], embed_texts_remembered)
+    before = db.in_session(graph["driver"], current_brief, graph["owner"], embed_texts_remembered)
     assert any("shipping volumes" in line.text for line in _lines(_all_of(graph), "action"))
     assert not _lines(before, "closed")
 
@@ -122,12 +123,12 @@ def test_an_open_item_reported_done_is_closed_in_what_changed(graph, tmp_path):
     write(graph["upload"], "harbour-pitch/status.md", "Daniel Okafor has not sent the shipping volumes yet.\n")
     ingest_paths([graph["upload"]])
     assert any("shipping volumes" in line.text for line in _lines(_all_of(graph), "action"))
-    current_brief(graph["driver"], graph["owner"], embed_texts_remembered)
+    db.in_session(graph["driver"], current_brief, graph["owner"], embed_texts_remembered)
 
     write(graph["upload"], "harbour-pitch/follow-up.md",
           "Daniel Okafor sent the 2025 shipping volumes from Northwind Logistics.\n")
     ingest_paths([graph["upload"]])
-    after = current_brief(graph["driver"], graph["owner"], embed_texts_remembered)
+    after = db.in_session(graph["driver"], current_brief, graph["owner"], embed_texts_remembered)
     print(after.text)
     changed = _lines(after, "changed")
     assert changed and "1 item closed" in changed[0].text and "harbour-pitch/follow-up.md" in changed[0].documents
@@ -145,10 +146,10 @@ def test_an_open_item_reported_done_is_closed_in_what_changed(graph, tmp_path):
     # An exported and imported graph closes the same item (what a fact reports survives the round trip).
     exported = tmp_path / "graph.jsonl"
     with exported.open("w") as handle:
-        write_export(graph["driver"], graph["owner"], handle)
+        db.in_session(graph["driver"], write_export, graph["owner"], handle)
     other = f"{graph['owner']}-copy"
     with exported.open() as handle:
-        import_records(graph["driver"], other, other, parse_records(handle, str(exported)))
+        db.in_session(graph["driver"], import_records, other, other, parse_records(handle, str(exported)))
     settings = get_settings()
     material = graph["db"].read(graph["driver"], brief_material, other, settings)
     copied = render_brief(material, embed_texts_remembered, settings.model_copy(update={"brief_token_budget": 4000}))
@@ -194,7 +195,7 @@ def test_notes_at_the_top_of_the_upload_folder_bring_their_decisions_and_tasks_t
           "## Action items\n\n- [Hunter] Add retries and alerting to the scan-event DAG by Thursday.\n"
           "- Grace — reply to Harrowgate Foods on the ETA feed scope.\n")
     assert {o.status for o in ingest_paths([graph["upload"]]).outcomes} == {"ingested"}
-    brief = current_brief(graph["driver"], graph["owner"], embed_texts_remembered)
+    brief = db.in_session(graph["driver"], current_brief, graph["owner"], embed_texts_remembered)
     print(brief.text)
     assert brief.estimated_tokens <= get_settings().brief_token_budget
     heading = next(line for line in _lines(brief, "focus") if "outside a focus folder" in line.text)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+from graph_schema import db
 from graph_schema.kinds import SourceKind
 from graph_schema.queries.navigation import LinkOutcome, link_pages, rename_page, traverse
 from graph_schema.queries.search import fulltext_search, vector_search
@@ -114,7 +115,7 @@ def test_a_changed_file_replaces_what_only_its_old_version_said(graph):
     nearest = graph["db"].read(graph["driver"], vector_search, owner, embed_text(DELETED), 10, -1.0, 200)
     assert nearest and not any("Zelda" in h.title or "ledgers" in h.preview for h in nearest)
 
-    brief = current_brief(graph["driver"], owner, embed_texts_remembered)
+    brief = db.in_session(graph["driver"], current_brief, owner, embed_texts_remembered)
     assert "Zelda" not in brief.text and "zelda-quint" not in {s.slug for s in brief.sources}
     compiled = _compiled_text("marta-kowalski")
     assert "Zelda" not in compiled and "northwind-logistics" not in compiled and "blue cardboard" not in compiled
@@ -160,7 +161,7 @@ def test_a_deleted_file_takes_along_links_and_pages_only_it_supported(graph):
     oskar = _page(graph, "oskar-lind")  # kept for its hand-made link, but says nothing any more
     assert oskar is not None and oskar["body"] == "" and oskar["fact_count"] == 0
     assert _fulltext(graph, "advises") == []
-    brief = current_brief(graph["driver"], owner, embed_texts_remembered)
+    brief = db.in_session(graph["driver"], current_brief, owner, embed_texts_remembered)
     assert "fund" not in {s.slug for s in brief.sources} and "Oskar" not in brief.text
     assert "baltic-freight-forum" not in _compiled_text("ingrid-holm")
 

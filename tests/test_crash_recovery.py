@@ -55,7 +55,7 @@ def _writing(driver) -> bool:
 def _comparable(driver, owner: str) -> dict[str, list[str]]:
     """The graph's export, keyed by record type, with person-specific ids mapped to document keys."""
     buffer = io.StringIO()
-    write_export(driver, owner, buffer)
+    db.in_session(driver, write_export, owner, buffer)
     records = [json.loads(line) for line in buffer.getvalue().splitlines()]
     key_of = {r["id"]: r["key"] for r in records if r["type"] == "source"}
 

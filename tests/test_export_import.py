@@ -10,6 +10,7 @@ import uuid
 
 import pytest
 
+from graph_schema import db
 from graph_schema.errors import InvalidRequest
 from graph_schema.kinds import SourceKind
 from graph_schema.settings import PROJECT_ROOT
@@ -126,7 +127,7 @@ def test_import_names_the_bad_line(graph, tmp_path):
 
 def _export(graph, path) -> None:
     with path.open("w", encoding="utf-8") as handle:
-        write_export(graph["driver"], graph["owner"], handle)
+        db.in_session(graph["driver"], write_export, graph["owner"], handle)
 
 
 def test_import_under_another_owner_then_reingest_duplicates_nothing(graph, tmp_path):
@@ -137,7 +138,7 @@ def test_import_under_another_owner_then_reingest_duplicates_nothing(graph, tmp_
 
     other = f"test-import-{uuid.uuid4().hex[:8]}"
     with exported.open(encoding="utf-8") as handle:
-        import_records(graph["driver"], other, other, parse_records(handle, str(exported)))
+        db.in_session(graph["driver"], import_records, other, other, parse_records(handle, str(exported)))
     imported = _counts(graph, other)
     assert imported == _counts(graph, graph["owner"])
 
@@ -165,6 +166,6 @@ def test_import_failing_midway_leaves_the_graph_as_it_was(graph, tmp_path):
     with exported.open(encoding="utf-8") as handle:
         records = parse_records(handle, str(exported))
     with pytest.raises(Exception) as failure:
-        import_records(graph["driver"], other, other, records)
+        db.in_session(graph["driver"], import_records, other, other, records)
     assert _counts(graph, other) == {"Page": 0, "Source": 0, "Chunk": 0, "Fact": 0}
     assert isinstance(failure.value, InvalidRequest) and "Nothing was imported" in str(failure.value), failure.value

@@ -8,9 +8,8 @@ from email.message import EmailMessage
 from pptx import Presentation
 
 from graph_schema.queries.pages import get_page
-from knowledge.transfer import export_records
 from pipeline.run import ingest_paths
-from tests.conftest import write
+from tests.conftest import exported, write
 
 
 def _deck(path) -> None:
@@ -56,9 +55,9 @@ def test_pptx_html_and_eml_are_ingested(graph):
     assert {s.key for f in daniel.facts for s in f.sources} >= {"notes.html", "schedule.eml"}
     # Script text is not document text: it is in no chunk, fact or page, while the paragraph
     # beside it is (a control that the export holds the HTML's text at all).
-    exported = json.dumps(list(export_records(graph["driver"], graph["owner"])))
-    assert "Daniel Okafor compared Neo4j" in exported
-    assert "Lindqvist" not in exported and "var ignored" not in exported
+    records = json.dumps(exported(graph["driver"], graph["owner"]))
+    assert "Daniel Okafor compared Neo4j" in records
+    assert "Lindqvist" not in records and "var ignored" not in records
 
 
 def _renamed_part(path, into, part: str, renamed: str):

@@ -75,3 +75,36 @@ def model_imports_below_the_pipeline() -> list[str]:
 
 def test_models_load_in_the_pipeline_only():
     assert model_imports_below_the_pipeline() == []
+
+
+# What the domain package may not do for itself: open a driver, a session or a transaction.
+_OPENS = {"open_driver", "session", "in_session", "read", "write", "read_single"}
+
+
+def transactions_opened_in_knowledge(root=None) -> list[str]:
+    """Places in knowledge/ that open their own session or transaction, or take a driver: its
+    functions take the caller's transaction (`db.Tx`) or session (`db.GraphSession`)."""
+    root = root or PROJECT_ROOT
+    found = []
+    for path in sorted((root / "knowledge").rglob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _OPENS
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "db"):
+                found.append(f"{path.relative_to(root)}:{node.lineno} calls db.{node.func.attr}")
+            if isinstance(node, ast.arg) and node.annotation is not None and "Driver" in ast.unparse(node.annotation):
+                found.append(f"{path.relative_to(root)}:{node.lineno} takes a driver ({node.arg})")
+    return found
+
+
+def test_the_domain_package_runs_in_the_callers_transaction():
+    assert transactions_opened_in_knowledge() == []
+
+
+def test_the_transaction_check_sees_a_driver_and_a_transaction_of_its_own(tmp_path):
+    (tmp_path / "knowledge").mkdir()
+    (tmp_path / "knowledge" / "bad.py").write_text(
+        "import neo4j\nfrom graph_schema import db\n\n"
+        "def f(driver: neo4j.Driver):\n    return db.read(driver, print)\n")
+    assert transactions_opened_in_knowledge(tmp_path) == [
+        "knowledge/bad.py:4 takes a driver (driver)", "knowledge/bad.py:5 calls db.read"]

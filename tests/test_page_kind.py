@@ -9,6 +9,7 @@ import uuid
 
 import pytest
 
+from graph_schema import db
 from graph_schema.errors import InvalidRequest
 from graph_schema.settings import PROJECT_ROOT
 from knowledge.page_edits import correct_page_kind
@@ -60,19 +61,19 @@ def test_the_command_sets_the_kind_and_its_label(graph):
 def test_unknown_slugs_and_kinds_get_a_clear_sentence(graph):
     ingest_paths([write(graph["upload"], "tracker.md", TRACKER)])
     with pytest.raises(InvalidRequest, match="There is no page with the slug 'no-such-page'"):
-        correct_page_kind(graph["driver"], graph["owner"], "no-such-page", "tool")
+        db.write(graph["driver"], correct_page_kind, graph["owner"], "no-such-page", "tool")
     with pytest.raises(InvalidRequest, match="'database' is not a kind of page; use one of: person, organisation"):
-        correct_page_kind(graph["driver"], graph["owner"], "jira", "database")
+        db.write(graph["driver"], correct_page_kind, graph["owner"], "jira", "database")
     with pytest.raises(InvalidRequest, match="your own page"):
-        correct_page_kind(graph["driver"], graph["owner"], "you", "tool")
+        db.write(graph["driver"], correct_page_kind, graph["owner"], "you", "tool")
     result = _cli(graph, "pages", "kind", "jira", "gadget")
     assert result.returncode == 1 and "'gadget' is not a kind of page" in result.stderr
-    assert correct_page_kind(graph["driver"], graph["owner"], "jira", "Organization")[1].value == "organisation"
+    assert db.write(graph["driver"], correct_page_kind, graph["owner"], "jira", "Organization")[1].value == "organisation"
 
 
 def test_a_corrected_kind_survives_changed_and_new_documents(graph):
     ingest_paths([write(graph["upload"], "tracker.md", TRACKER)])
-    correct_page_kind(graph["driver"], graph["owner"], "jira", "topic")
+    db.write(graph["driver"], correct_page_kind, graph["owner"], "jira", "topic")
     # The file changes and another names it too: the model's label is a guess, the person's is not.
     write(graph["upload"], "tracker.md", TRACKER_EDITED)
     write(graph["upload"], "standup.md", "Dana Ruiz moved the open tickets in Jira to next sprint.\n")
@@ -83,7 +84,7 @@ def test_a_corrected_kind_survives_changed_and_new_documents(graph):
 
 def test_a_corrected_page_is_not_removed_when_its_document_stops_naming_it(graph):
     ingest_paths([write(graph["upload"], "tracker.md", TRACKER)])
-    correct_page_kind(graph["driver"], graph["owner"], "jira", "tool")
+    db.write(graph["driver"], correct_page_kind, graph["owner"], "jira", "tool")
     ingest_paths([write(graph["upload"], "tracker.md", WITHOUT_TRACKER)])
     page = _page(graph, "jira")
     assert page is not None and page["kind"] == "tool" and page["by_hand"]
@@ -92,7 +93,7 @@ def test_a_corrected_page_is_not_removed_when_its_document_stops_naming_it(graph
 def test_a_corrected_page_is_not_folded_into_a_page_of_another_kind(graph):
     ingest_paths([write(graph["upload"], "misread.md", GUIDO_MISREAD)])
     assert _page(graph, "guido") is not None
-    correct_page_kind(graph["driver"], graph["owner"], "guido", "tool")
+    db.write(graph["driver"], correct_page_kind, graph["owner"], "guido", "tool")
     ingest_paths([write(graph["upload"], "full-name.rst", GUIDO_HEADER)])
     assert (_page(graph, "guido") or {}).get("kind") == "tool"
     assert (_page(graph, "guido-van-rossum") or {}).get("kind") == "person"
@@ -127,7 +128,7 @@ def test_a_page_takes_the_kind_its_later_sources_read_it_as(graph):
     assert _page(graph, "quillsoft")["kind"] == "organisation"
 
     # The person's own correction is never undone by what sources read.
-    correct_page_kind(graph["driver"], graph["owner"], "quillsoft", "project")
+    db.write(graph["driver"], correct_page_kind, graph["owner"], "quillsoft", "project")
     for i, text in enumerate(QUILLSOFT_USED * 2):
         write(graph["upload"], f"notes/again-{i}.md", text)
     ingest_paths([graph["upload"]])
@@ -149,7 +150,7 @@ def test_a_reading_a_rule_gives_outweighs_the_models_readings_of_earlier_notes(g
     # the reading by rule travels with an export, so an imported graph retypes the same way
     export = tmp_path / "graph.jsonl"
     with export.open("w", encoding="utf-8") as handle:
-        write_export(graph["driver"], graph["owner"], handle)
+        db.in_session(graph["driver"], write_export, graph["owner"], handle)
     records = parse_records(export.read_text(encoding="utf-8").splitlines(), str(export))
     ruled = [r for r in records if getattr(r, "kind_read_by_rule", None)]
     assert page in {r.page for r in ruled}
@@ -157,13 +158,13 @@ def test_a_reading_a_rule_gives_outweighs_the_models_readings_of_earlier_notes(g
 
 def test_export_and_import_keep_the_correction(graph, tmp_path):
     ingest_paths([write(graph["upload"], "tracker.md", TRACKER)])
-    correct_page_kind(graph["driver"], graph["owner"], "jira", "tool")
+    db.write(graph["driver"], correct_page_kind, graph["owner"], "jira", "tool")
     exported = tmp_path / "graph.jsonl"
     with exported.open("w", encoding="utf-8") as handle:
-        write_export(graph["driver"], graph["owner"], handle)
+        db.in_session(graph["driver"], write_export, graph["owner"], handle)
     other = f"test-import-{uuid.uuid4().hex[:8]}"
     with exported.open(encoding="utf-8") as handle:
-        import_records(graph["driver"], other, other, parse_records(handle, str(exported)))
+        db.in_session(graph["driver"], import_records, other, other, parse_records(handle, str(exported)))
     page = _page(graph, "jira", owner=other)
     assert page["kind"] == "tool" and page["by_hand"] and "Tool" in page["labels"]
 

@@ -15,13 +15,13 @@ import pytest
 from fastmcp import Client
 from mcp.shared.exceptions import MCPError
 
+from graph_schema import db
 from graph_schema.queries.owners import delete_owner
 from graph_schema.settings import PROJECT_ROOT
 from knowledge.keys import add_owner
 from knowledge.owners import find_owner
-from knowledge.transfer import export_records
 from pipeline.run import ingest_paths
-from tests.conftest import _serve, make_key, write
+from tests.conftest import _serve, exported, make_key, write
 from tests.test_access import HARBOUR, HEADERS, INITIALIZE, OTHER
 
 OTHER_NAME = "Ada Quillon"
@@ -32,7 +32,7 @@ def people(graph):
     """The test's person with one document, and another person (named OTHER_NAME) with two
     documents in their `@id/` folder and a read + write key."""
     other = f"other-{uuid.uuid4().hex[:8]}"
-    add_owner(graph["driver"], OTHER_NAME, other)
+    db.write(graph["driver"], add_owner, OTHER_NAME, other)
     key = make_key(graph, "their laptop", owner=other)
     upload = graph["upload"]
     theirs = [write(upload, f"@{other}/observatory/quillon.md", OTHER),
@@ -119,7 +119,7 @@ def test_dry_run_counts_what_would_go_and_changes_nothing(people):
 
 async def test_removal_leaves_nothing_of_the_person_and_their_key_gets_401(people, served_long_cache):
     g, other, key = people, people["other"], people["other_key"]
-    mine = list(export_records(g["driver"], g["owner"]))[1:]  # without the meta line (its time)
+    mine = exported(g["driver"], g["owner"])[1:]  # without the meta line (its time)
     async with Client(served_long_cache.mcp(key)) as client:  # the server checks the key and keeps it
         assert "Quillon" in str((await client.call_tool("graph_snapshot", {})).structured_content)
 
@@ -134,7 +134,7 @@ async def test_removal_leaves_nothing_of_the_person_and_their_key_gets_401(peopl
     assert _nodes(g, other) == 0
     assert not g["other_folder"].exists()
     # The other person is as they were, and their key still works.
-    assert list(export_records(g["driver"], g["owner"]))[1:] == mine
+    assert exported(g["driver"], g["owner"])[1:] == mine
     assert _initialize(served_long_cache.base, served_long_cache.key) == 200
     gone = _cli(g, other)
     assert gone.returncode == 1 and f"There is no person '{other}'; `subtext people list` shows them." in gone.stderr
@@ -155,7 +155,7 @@ async def test_key_of_a_person_whose_owner_node_is_gone_is_refused(people, serve
     assert sorted(g["other_folder"].rglob("*")) == uploads_before
 
     # Running the removal again finishes it: the person is found by the nodes that are left.
-    assert find_owner(g["driver"], other) == other
+    assert db.read(g["driver"], find_owner, other) == other
     done = _cli(g, other, "--yes")
     assert done.returncode == 0, done.stderr
     assert f"Removed '{other}':" in done.stdout
@@ -166,7 +166,7 @@ def test_the_deployments_person_and_ambiguous_names_are_refused(graph):
     owner = graph["owner"]
     twins = [f"twin-{uuid.uuid4().hex[:8]}" for _ in range(2)]
     for twin in twins:
-        add_owner(graph["driver"], "Sam Same", twin)
+        db.write(graph["driver"], add_owner, "Sam Same", twin)
 
     mine = _cli(graph, owner, "--yes")
     assert mine.returncode == 1

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from graph_schema import db
 from graph_schema.kinds import PageKind
 from graph_schema.queries.pages import get_page, page_names
 from graph_schema.settings import get_settings
@@ -154,7 +155,7 @@ def test_worknotes_fixture_labels_never_pages_and_a_corrected_kind_survives_a_re
     # A user's correction sticks: the model's reading of a changed note does not undo it.
     jira = [slug for slug, kind, names in pages if "Jira" in names]
     assert jira, "the fixture names Jira"
-    correct_page_kind(graph["driver"], graph["owner"], jira[0], "tool")
+    db.write(graph["driver"], correct_page_kind, graph["owner"], jira[0], "tool")
     changed = (WORKNOTES / "notes" / "01-bellhaven-kickoff.md").read_text(encoding="utf-8") + "\nML: Jira is the tracker.\n"
     write(graph["upload"], "01-bellhaven-kickoff.md", changed)
     assert ingest_paths([graph["upload"]]).count("ingested") == 1
@@ -322,10 +323,10 @@ def test_works_at_is_stored_on_the_link_and_goes_with_its_source(graph, tmp_path
 
     exported = tmp_path / "graph.jsonl"
     with exported.open("w", encoding="utf-8") as handle:
-        write_export(graph["driver"], graph["owner"], handle)
+        db.in_session(graph["driver"], write_export, graph["owner"], handle)
     other = f"test-import-{uuid.uuid4().hex[:8]}"
     with exported.open(encoding="utf-8") as handle:
-        import_records(graph["driver"], other, other, parse_records(handle, str(exported)))
+        db.in_session(graph["driver"], import_records, other, other, parse_records(handle, str(exported)))
     assert _works_at(graph, other) == expected
 
     # The table loses its organisation column: nothing says who works where any more.
