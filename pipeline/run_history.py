@@ -19,6 +19,7 @@ _QUALIFIED_NAME = re.compile(r"^[\w.]+(Error|Exception|Unavailable|Failed|Refuse
 
 class RunSummary(BaseModel):
     run_id: str
+    job: str  # the job the run belongs to (ingest_documents, or Dagster's own name for a run of bare assets)
     status: str  # SUCCESS, FAILURE, STARTED, QUEUED, CANCELED…
     started_at: datetime | None = None
     documents: str = ""  # the partition range, e.g. "notes/a.md … notes/z.md"
@@ -35,6 +36,7 @@ def recent_runs(instance: DagsterInstance, limit: int) -> list[RunSummary]:
         documents = "" if not first else (first if first == last else f"{first} … {last}")
         summaries.append(RunSummary(
             run_id=run.run_id,
+            job=run.job_name,
             status=run.status.value,
             started_at=datetime.fromtimestamp(stats.start_time, timezone.utc) if stats.start_time else None,
             documents=documents,

@@ -19,7 +19,7 @@ from graph_schema.slugs import source_id_for
 from knowledge.upload_folders import owner_of_key
 from pipeline.assets import BATCH_TAG, GRAPH_WRITES_TAG_KEY, batch_tag, documents
 from pipeline.resources import shared_driver
-from pipeline.watch import FileState, advance, read_cursor
+from pipeline.watch import STATE_FOLDER, FileState, advance, read_cursor, store_state
 
 RANGE_START_TAG = "dagster/asset_partition_range_start"
 RANGE_END_TAG = "dagster/asset_partition_range_end"
@@ -27,8 +27,12 @@ PARTITION_TAG = "dagster/partition"  # what Dagster tags a run of one partition 
 
 
 def upload_folder_requests(context: SensorEvaluationContext, job_name: str) -> SensorResult:
-    changes, cursor = advance(read_cursor(context.cursor), get_settings().upload_dir)
-    stored = cursor.model_dump_json()
+    settings = get_settings()
+    folder = settings.dagster_storage_dir / STATE_FOLDER
+    previous, generation = read_cursor(context.cursor, folder)
+    changes, cursor = advance(previous, settings.upload_dir)
+    # a new generation only when something changed (a touched file's new time included)
+    stored = context.cursor if generation and cursor == previous else store_state(cursor, generation + 1, folder)
     if not changes.any:
         return SensorResult(skip_reason="No new, changed or deleted files in the upload folder.", cursor=stored)
 

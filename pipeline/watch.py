@@ -5,13 +5,19 @@ whether a file really changed, so touching a file or copying it back unchanged r
 
 Dagster launches one run per run_key, ever, so a run_key must name one change, not one content:
 a file that goes back to an earlier version (A -> B -> A -> B), or is deleted, re-added and deleted
-again, repeats a (key, hash) pair. The cursor therefore counts the changes of every key it has
+again, repeats a (key, hash) pair. The state therefore counts the changes of every key it has
 seen (kept after a delete), and a change's run_key carries that count.
+
+The state (every file's fingerprint and change count) is kept in a file beside the Dagster
+instance, one generation per change; the sensor's cursor only names the generation. Dagster
+records the cursor with every tick, so a cursor holding every file's hash would grow the
+instance by the folder's size on every tick (a folder of 100k files: megabytes a tick).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -19,6 +25,7 @@ from pydantic import BaseModel, Field
 from pipeline.parse import content_hash
 
 SERIES_LENGTH = 10  # hex digits naming a cursor's run_key series
+STATE_FOLDER = "upload-sensor"  # under the Dagster storage folder: one file per generation of the state
 
 
 class FileState(BaseModel):
@@ -38,8 +45,8 @@ class FolderChanges(BaseModel):
         return bool(self.new or self.changed or self.deleted)
 
 
-class SensorCursor(BaseModel):
-    """What the sensor keeps between ticks."""
+class WatchState(BaseModel):
+    """What the sensor keeps between ticks (in a file the cursor names, see `store_state`)."""
 
     # Names this cursor's series of run_keys: taken from the folder and its files when the sensor
     # starts without a cursor (first start, a cursor reset in the UI), so a new series never
@@ -54,22 +61,56 @@ class SensorCursor(BaseModel):
         return f"{self.series}:{self.changes[key]}:{what}:{key}"
 
 
-def read_cursor(text: str | None) -> SensorCursor:
-    """The cursor as stored; one of the older form (only file states) starts a new series."""
+def read_cursor(text: str | None, folder: Path) -> tuple[WatchState, int]:
+    """The state a cursor names and its generation (0: no stored generation yet).
+
+    Cursors of older versions held the whole state (or only the file states, which starts a new
+    series). A cursor whose state file is gone (a state folder restored without it) starts a
+    series of its own, so that no run_key of the lost series is used again for another change."""
     data = json.loads(text) if text else {}
+    if "generation" in data:
+        try:
+            return WatchState.model_validate_json(_state_path(folder, data["series"], data["generation"]).read_text()), \
+                data["generation"]
+        except (OSError, ValueError):
+            lost = f"{data['series']}:{data['generation']}:lost"
+            return WatchState(series=content_hash(lost.encode())[:SERIES_LENGTH]), 0
     if "series" in data:
-        return SensorCursor.model_validate(data)
-    return SensorCursor(files={k: FileState(**v) for k, v in data.items()})
+        return WatchState.model_validate(data), 0
+    return WatchState(files={k: FileState(**v) for k, v in data.items()}), 0
 
 
-def advance(cursor: SensorCursor, upload_dir: Path) -> tuple[FolderChanges, SensorCursor]:
-    """What changed since `cursor`, and the cursor that counts those changes."""
-    changes = folder_changes(upload_dir, cursor.files)
-    counts = dict(cursor.changes)
+def store_state(state: WatchState, generation: int, folder: Path) -> str:
+    """Write `state` as its series' generation `generation` and return the cursor naming it.
+
+    Generations before the previous one are removed: a tick whose cursor Dagster does not keep
+    (it failed after this) is evaluated again from the previous generation, which stays."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = _state_path(folder, state.series, generation)
+    written = path.with_suffix(".tmp")
+    written.write_text(state.model_dump_json())
+    os.replace(written, path)  # a reader never sees half a state
+    for old in folder.glob(f"{state.series}-*.json"):
+        number = old.stem.rsplit("-", 1)[1]
+        if number.isdigit() and int(number) < generation - 1:
+            old.unlink(missing_ok=True)
+    return json.dumps({"series": state.series, "generation": generation})
+
+
+def _state_path(folder: Path, series: str, generation: int) -> Path:
+    if not (series.isalnum() and isinstance(generation, int)):  # a cursor edited by hand names no other file
+        raise ValueError(f"not a cursor of the upload sensor: {series!r}, {generation!r}")
+    return folder / f"{series}-{generation}.json"
+
+
+def advance(state: WatchState, upload_dir: Path) -> tuple[FolderChanges, WatchState]:
+    """What changed since `state`, and the state that counts those changes."""
+    changes = folder_changes(upload_dir, state.files)
+    counts = dict(state.changes)
     for key in [*changes.new, *changes.changed, *changes.deleted]:
         counts[key] = counts.get(key, 0) + 1
-    series = cursor.series or _series_of(upload_dir, changes.state)
-    return changes, SensorCursor(series=series, files=changes.state, changes=counts)
+    series = state.series or _series_of(upload_dir, changes.state)
+    return changes, WatchState(series=series, files=changes.state, changes=counts)
 
 
 def _series_of(upload_dir: Path, state: dict[str, FileState]) -> str:

@@ -168,7 +168,8 @@ def status(
     out.print(f"\nLatest Dagster runs (`subtext dagster` shows them all):" if runs else "\nNo Dagster runs yet.")
     for run in runs:
         started = f"{run.started_at:%Y-%m-%d %H:%M:%S}" if run.started_at else "not started"
-        line = f"  {run.status:<9} {started}  {run.run_id[:8]}  {run.documents or 'brief'}"
+        # a run without documents (launched by hand in the UI over no partition) says which job it was
+        line = f"  {run.status:<9} {started}  {run.run_id[:8]}  {run.documents or f'{run.job} (no documents)'}"
         out.print(line + (f"\n            {run.failure}" if run.failure else ""), highlight=False)
     if database_error is not None:
         raise typer.Exit(code=1)

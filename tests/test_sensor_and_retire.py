@@ -126,8 +126,8 @@ def test_a_forced_run_processes_a_document_the_graph_already_holds(graph):
     # `subtext status` names the document of a one-document run (it called such runs 'brief')
     from pipeline.run_history import recent_runs
 
-    listed = {run.run_id: run.documents for run in recent_runs(dagster_instance(), 20)}
-    assert listed[forced.run_id] == key
+    listed = {run.run_id: run for run in recent_runs(dagster_instance(), 20)}
+    assert listed[forced.run_id].documents == key and listed[forced.run_id].job == "ingest_documents"
 
 
 def test_graph_writes_queue_per_person_not_across_people(graph):
@@ -147,3 +147,18 @@ def test_graph_writes_queue_per_person_not_across_people(graph):
     queue = TagConcurrencyLimitsCounter(limits, [run(tags[ada])])  # ada's run is writing
     assert not queue.is_blocked(run(tags[bo]))  # bo's run goes at the same time
     assert queue.is_blocked(run(tags[ada]))  # a second run of ada's waits
+
+
+def test_the_sensor_cursor_stays_small_however_many_files_the_folder_holds(graph):
+    """Dagster records the cursor with every tick: it names the state, it does not hold it."""
+    folder = graph["upload"] / f"many-{graph['owner']}"
+    for i in range(300):
+        write(folder, f"note-{i:03}.md", f"Note {i} of the harbour archive.")
+    first = evaluate_sensor(None)
+    assert len(first.run_requests) == 1 and len(first.cursor) < 120, len(first.cursor)
+    quiet = evaluate_sensor(first.cursor)
+    assert quiet.run_requests == [] and quiet.cursor == first.cursor
+    write(folder, "note-007.md", "Note 7 of the harbour archive, revised.")
+    changed = evaluate_sensor(quiet.cursor)  # the state the cursor names still knows every file
+    assert [r.partition_key for r in changed.run_requests] == [f"many-{graph['owner']}/note-007.md"]
+    assert len(changed.cursor) < 120

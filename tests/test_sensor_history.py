@@ -103,19 +103,41 @@ def test_ingest_rebuilds_the_brief_of_the_person_whose_documents_it_read(graph):
 
 def test_run_keys_name_each_change_and_repeat_only_for_a_retried_tick(tmp_path):
     """No database: the cursor arithmetic alone (pipeline.watch)."""
-    from pipeline.watch import advance, read_cursor
+    from pipeline.watch import advance, read_cursor, store_state
 
-    path = tmp_path / "ferry.md"
-    cursor, keys = read_cursor(None), []
+    upload, folder = tmp_path / "upload", tmp_path / "sensor-state"
+    upload.mkdir()
+    path = upload / "ferry.md"
+    cursor, keys = None, []
     for step, text in enumerate([LEADS, SIGNED, LEADS, SIGNED, None, LEADS, None]):
         if text is None:
             path.unlink()
         else:
             _set_version(path, text, step)
-        changes, after = advance(cursor, tmp_path)
-        assert advance(read_cursor(cursor.model_dump_json()), tmp_path)[1] == after  # a re-tried tick
+        state, generation = read_cursor(cursor, folder)
+        changes, after = advance(state, upload)
+        stored = store_state(after, generation + 1, folder)
+        assert advance(read_cursor(cursor, folder)[0], upload)[1] == after  # a re-tried tick
         assert changes.any
         keys.append(after.run_key("ferry.md", "deleted" if text is None else changes.state["ferry.md"].sha256[:12]))
-        cursor = read_cursor(after.model_dump_json())
+        cursor = stored
     assert len(set(keys)) == len(keys)
-    assert not advance(cursor, tmp_path)[0].any
+    assert not advance(read_cursor(cursor, folder)[0], upload)[0].any
+    assert len(list(folder.iterdir())) == 2  # this generation and the one before
+
+
+def test_a_cursor_whose_state_is_gone_starts_a_series_of_its_own(tmp_path):
+    from pipeline.watch import advance, read_cursor, store_state
+
+    upload, folder = tmp_path / "upload", tmp_path / "sensor-state"
+    upload.mkdir()
+    _set_version(upload / "ferry.md", LEADS, 0)
+    state, generation = read_cursor(None, folder)
+    changes, after = advance(state, upload)
+    cursor = store_state(after, generation + 1, folder)
+    for stored in folder.iterdir():
+        stored.unlink()
+    lost, generation = read_cursor(cursor, folder)
+    assert generation == 0 and lost.files == {} and lost.series and lost.series != after.series
+    _, again = advance(lost, upload)
+    assert again.run_key("ferry.md", "x") != after.run_key("ferry.md", "x")  # never the lost series' keys
