@@ -145,6 +145,9 @@ _DECISION_WORDS = (
     r"(?:paused|postponed|deferred|pushed\s+back)\s+(?:until|till|to|into)\b|(?:is|are|was|were)\s+out\s+of\s+scope|"
     r"(?:we're|we\s+are)\s+(?:moving|pushing)\s+(?:\w+\s+){1,4}?(?:from\s+(?:\w+\s+){1,3}?)?to\s+(?:the\s+)?"
     rf"(?:\d+\w*|{_MONTH}|{_WEEKDAY}|next\s+(?:week|month|quarter|year|sprint|release))|"
+    # an acceptance or refusal said in the first person, of something particular: 'We accept the 33 kV
+    # connection', 'I approve your plan' (not 'we accept card payments', a standing policy)
+    r"(?:we|i)\s+(?:hereby\s+|formally\s+)?(?:accept|approve|reject|decline)\s+(?:the|your|this|that|these|those|their|its)\b|"
     # a commitment not to: 'we still won't buy Onfleet for this' (not 'we won't know until Friday')
     r"we\s+(?:still\s+)?(?:won't|will\s+not|are\s+not\s+going\s+to|aren't\s+going\s+to)\s+"
     r"(?:buy|use|renew|support|ship|build|adopt|hire|sign|extend|pursue|proceed|offer|migrate|switch|go\s+ahead)\b"

@@ -24,6 +24,10 @@ D, A, Q, S = FactKind.DECISION, FactKind.ACTION, FactKind.QUESTION, FactKind.STA
         ("Decision: the mobile app will ship without offline mode.", D, None, None),
         ("The lease was signed and keys arrive next week.", D, None, None),
         ("We agreed to freeze the API by the end of the month.", D, "we", "by the end of the month"),
+        # an acceptance said as it is made, of something particular; a standing policy is none
+        ("We accept the revised connection offer for the Harrowby site.", D, None, None),
+        ("I approve your travel plan for the Lisbon visit.", D, None, None),
+        ("We accept card payments at the front desk.", S, None, None),
         # someone named confirms a plan (seen failing: statements); a thing or 'I' confirming reports only
         ("Alicia Romero confirmed the Leeds pilot starts on 3 November.", D, "Alicia Romero", None),
         ("Data lead: Hunter (confirmed by Faisal Al-Harbi on 12 Nov)", D, "Faisal Al-Harbi", None),
