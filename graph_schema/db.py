@@ -167,7 +167,8 @@ def read(driver: neo4j.Driver, work: Callable[..., T], *args: Any, database: str
 
 def read_single(driver: neo4j.Driver, work: Callable[..., T], *args: Any, database: str | None = None, **kwargs: Any) -> T:
     """`GraphSession.read_single` without a session of the caller's."""
-    return GraphSession(driver, database).read_single(work, *args, **kwargs)
+    with session(driver, database) as graph:  # its `read` is the fallback when the database hiccups
+        return graph.read_single(work, *args, **kwargs)
 
 
 def check_connection(driver: neo4j.Driver) -> str:

@@ -563,18 +563,19 @@ def rebuild_brief(graph: db.GraphSession, owner: str, embed: Embed) -> BriefView
     return brief.model_copy(update={"built_at": built_at or brief.built_at, "cached": False})
 
 
-def read_focus_status(tx: db.Tx, owner: str, slug: str, settings: Settings, embed: Embed,
-                      visible: list[str] | None = None, areas: list[str] | None = None) -> FocusStatus | None:
-    """What was decided, is open and was closed in one focus area (compile of a focus area). A read."""
-    return focus_status(brief_material(tx, owner, settings, visible, None, slug, areas=areas), settings, embed)
+def focus_material(tx: db.Tx, owner: str, slug: str, settings: Settings, visible: list[str] | None = None,
+                   areas: list[str] | None = None) -> dict:
+    """What `focus_status` reads of one focus area. A read."""
+    return brief_material(tx, owner, settings, visible, None, slug, areas=areas)
 
 
-def scoped_brief(tx: db.Tx, owner: str, visible: list[str], embed: Embed,
+def scoped_brief(graph: db.GraphSession, owner: str, visible: list[str], embed: Embed,
                  areas: list[str] | None = None) -> BriefView:
     """The brief of what one access key's scope can see (not stored: the cache holds the full one);
-    `areas`: a focus key's areas (`graph_schema.queries.sight`). A read."""
+    `areas`: a focus key's areas (`graph_schema.queries.sight`). A read, then the writing (model
+    work never runs inside a transaction: a retried one would repeat it)."""
     settings = get_settings()
-    return render_brief(brief_material(tx, owner, settings, visible, areas=areas), embed, settings)
+    return render_brief(graph.read(brief_material, owner, settings, visible, areas=areas), embed, settings)
 
 
 def brief_is_stale(tx: db.Tx, owner: str) -> bool:

@@ -9,7 +9,7 @@ from graph_schema.kinds import PageKind
 from graph_schema.models import PageRef
 from graph_schema.queries import compile as queries
 from graph_schema.settings import Settings
-from knowledge.brief import read_focus_status
+from knowledge.brief import focus_material, focus_status
 from knowledge.compile import (
     intent_words,
     item_line,
@@ -63,8 +63,21 @@ def pack_members(package: CompiledPackage, rows: list[dict], member_facts: dict[
     return used, left_out, facts_cut
 
 
+def _package_rows(tx: db.Tx, owner: str, target: PageRef, settings: Settings, since: datetime | None,
+                  per_member: int, target_visible: bool, visible: list[str] | None,
+                  areas: list[str] | None) -> tuple[list[dict], int, dict, dict, dict | None]:
+    """The members of `target`, its facts and theirs, and a focus area's status material: one read."""
+    rows, total = queries.members(tx, owner, target.slug, settings.compile_max_members, visible, areas)
+    target_facts = (queries.facts(tx, owner, [target.slug], since, settings.compile_facts_per_page, visible, areas)
+                    if target_visible else {})
+    member_facts = queries.facts(tx, owner, [r["slug"] for r in rows], since, per_member, visible, areas)
+    material = (focus_material(tx, owner, target.slug, settings, visible, areas)
+                if target.kind is PageKind.FOCUS and target_visible else None)
+    return rows, total, target_facts, member_facts, material
+
+
 def gather(
-    tx: db.Tx,
+    graph: db.GraphSession,
     owner: str,
     target: PageRef,
     depth: Depth,
@@ -79,13 +92,18 @@ def gather(
     """`visible`: the slugs an access key's scope may see (None: all). Only those pages are read; a
     target outside it (a focus key compiling "you") contributes its list, never its own facts.
     `areas`: a focus key's areas; only facts the scope rule lets it read are used
-    (`graph_schema.queries.sight`). A read: every part of the package sees one graph."""
+    (`graph_schema.queries.sight`). One read gives the target, its members and their facts (one
+    graph for all of them), a second the links between those that fit; model work runs between
+    them, never inside a transaction (a retried one would repeat it)."""
     budget = settings.deep_compile_token_budget - settings.compile_reserved_tokens
     per_token = settings.chars_per_token
     words = intent_words(intent)
     newest_first = since is not None
 
-    rows, total = queries.members(tx, owner, target.slug, settings.compile_max_members, visible, areas)
+    per_member = settings.compile_facts_per_page if depth != "shallow" else 1
+    target_visible = visible is None or target.slug in visible
+    rows, total, target_facts, member_facts, material = graph.read(
+        _package_rows, owner, target, settings, since, per_member, target_visible, visible, areas)
     if words:
         [vector] = embed([intent])
         for row in rows:
@@ -93,19 +111,14 @@ def gather(
             row["relevance"] = round(sum(x * y for x, y in zip(vector, emb, strict=True)), 4) if emb else None
         rows.sort(key=lambda r: (r["relevance"] is None, -(r["relevance"] or 0.0), -r["weight"]))
 
-    per_member = settings.compile_facts_per_page if depth != "shallow" else 1
-    target_visible = visible is None or target.slug in visible
-    target_facts = (queries.facts(tx, owner, [target.slug], since, settings.compile_facts_per_page, visible, areas)
-                    if target_visible else {})
-    member_facts = queries.facts(tx, owner, [r["slug"] for r in rows], since, per_member, visible, areas)
 
     facts, facts_total = target_facts.get(target.slug, ([], 0))
     package = CompiledPackage(
         target=target, depth=depth, intent=intent, freshness=freshness, since=since,
         target_facts=rank_facts(_facts(facts), words, newest_first), target_facts_total=facts_total,
     )
-    if target.kind is PageKind.FOCUS and target_visible:
-        package.status = read_focus_status(tx, owner, target.slug, settings, embed, visible, areas)
+    if material is not None:
+        package.status = focus_status(material, settings, embed)
     used = tokens_of(render_narrative(package), per_token)
 
     used, left_out, facts_cut = pack_members(package, rows, member_facts, depth, words, newest_first, budget, used,
@@ -113,8 +126,8 @@ def gather(
 
     if depth == "deep":
         refs = {target.slug: target, **{i.slug: PageRef(slug=i.slug, title=i.title, kind=i.kind) for i in package.items}}
-        relation_rows = queries.relations(tx, owner, list(refs), since, settings.compile_max_relations,
-                                          settings.compile_sentences_per_relation, visible, areas)
+        relation_rows = graph.read(queries.relations, owner, list(refs), since, settings.compile_max_relations,
+                                   settings.compile_sentences_per_relation, visible, areas)
         skipped = 0
         for row in relation_rows:
             a, b = refs[row["source"]], refs[row["target"]]

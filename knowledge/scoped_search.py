@@ -34,14 +34,20 @@ def _seen_as(hit: SearchHit, text: str, score: float, settings: Settings) -> Sea
     return hit.model_copy(update={"preview": preview(text, hit.title, settings.preview_chars), "score": round(score, 4)})
 
 
-def semantic_in_scope(tx: db.Tx, owner: str, vector: list[float], limit: int, visible: list[str],
-                      areas: list[str] | None, settings: Settings, embed: Embed) -> list[SearchHit]:
-    """The nearest pages in sight, scored by the cosine of the query to what the key may read of them."""
-    wanted = max(limit, settings.search_scoped_candidates)
+def _nearest_in_sight(tx: db.Tx, owner: str, vector: list[float], wanted: int, visible: list[str],
+                      areas: list[str] | None, settings: Settings) -> tuple[list[SearchHit], dict[str, str]]:
     candidates = vector_search(tx, owner, vector, wanted, -1.0, settings.preview_chars, visible)
+    return candidates, (_readable_text(tx, owner, candidates, visible, areas, settings) if candidates else {})
+
+
+def semantic_in_scope(graph: db.GraphSession, owner: str, vector: list[float], limit: int, visible: list[str],
+                      areas: list[str] | None, settings: Settings, embed: Embed) -> list[SearchHit]:
+    """The nearest pages in sight, scored by the cosine of the query to what the key may read of
+    them: one read, then the embedding (outside the transaction: a retried one would repeat it)."""
+    wanted = max(limit, settings.search_scoped_candidates)
+    candidates, texts = graph.read(_nearest_in_sight, owner, vector, wanted, visible, areas, settings)
     if not candidates:
         return []
-    texts = _readable_text(tx, owner, candidates, visible, areas, settings)
     readable = [f"{h.title}\n{texts.get(h.slug, '')}".strip()[: settings.search_scoped_text_chars] for h in candidates]
     scored = []
     for hit, text_vector in zip(candidates, embed(readable), strict=True):

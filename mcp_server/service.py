@@ -243,7 +243,7 @@ class GraphService:
         version = db.read_single(driver, graph_version, access.owner)
         if held is not None and held.graph_version == version:
             return held.model_copy(update={"cached": True})
-        return db.read(driver, scoped_brief, access.owner, visible, embed_texts_remembered, access.areas)
+        return db.in_session(driver, scoped_brief, access.owner, visible, embed_texts_remembered, access.areas)
 
     def search(self, access: Access, query: str, limit: int) -> SearchAnswer:
         limit = max(1, min(limit, 50))
@@ -254,7 +254,8 @@ class GraphService:
         if visible is None:
             hits = db.read(driver, vector_search, access.owner, vector, limit, s.search_min_score, s.preview_chars)
         else:  # scored by what the key may read of each page, never by the rest of it
-            hits = db.read(driver, semantic_in_scope, access.owner, vector, limit, visible, access.areas, s, embed_texts)
+            hits = db.in_session(driver, semantic_in_scope, access.owner, vector, limit, visible, access.areas, s,
+                                 embed_texts)
         mode = "semantic"
         if not hits:
             hits = (db.read(driver, fulltext_search, access.owner, query, limit, s.preview_chars)
@@ -389,8 +390,8 @@ class GraphService:
                 self._compiled.move_to_end(key)
         cached = package is not None and package.graph_version == version
         if not cached:
-            package = db.read(self.driver(), gather, access.owner, ref, depth, intent, freshness, since, self.settings,
-                              embed_texts_remembered, visible, access.areas)
+            package = db.in_session(self.driver(), gather, access.owner, ref, depth, intent, freshness, since,
+                                    self.settings, embed_texts_remembered, visible, access.areas)
             package.graph_version = version
             self._remember_compiled(key, package)
         render = {"narrative": render_narrative, "summary": render_summary}.get(shape)  # structured: no text

@@ -35,3 +35,38 @@ def test_refused_statements_and_lasting_transient_errors_are_subtext_errors(grap
                                     max_transaction_retry_time=1.0) as impatient:
         with pytest.raises(GraphUnavailable, match="stayed busy"):
             db.write(impatient, _always_busy)
+
+
+def test_a_single_read_that_meets_no_database_says_it_is_unavailable():
+    """The hot-path read falls back to a retried read, which ends in the sentence (it raised an
+    internal error instead when the fallback ran outside a session)."""
+    import socket
+
+    with socket.socket() as spare:  # a port on this machine where nothing listens
+        spare.bind(("127.0.0.1", 0))
+        port = spare.getsockname()[1]
+    with neo4j.GraphDatabase.driver(f"neo4j://127.0.0.1:{port}", auth=("neo4j", "x"),
+                                    max_transaction_retry_time=1.0, connection_acquisition_timeout=2.0) as nowhere:
+        with pytest.raises(GraphUnavailable, match="did not answer"):
+            db.read_single(nowhere, lambda session: session.run("RETURN 1").single())
+
+
+def test_model_work_runs_outside_the_transaction_so_its_error_is_its_own(graph):
+    """compile's gather embeds the intent between its reads: an embedder that fails (its files
+    missing) fails as itself, not as 'the graph database is unavailable', and is called once."""
+    from graph_schema.kinds import PageKind
+    from graph_schema.models import PageRef
+    from knowledge.compile_gather import gather
+
+    db.ensure_ready(graph["driver"], owner=graph["owner"])
+    calls = []
+
+    def broken_embedder(texts: list[str]) -> list[list[float]]:
+        calls.append(texts)
+        raise OSError("the MiniLM model files are missing")
+
+    you = PageRef(slug="you", title="You", kind=PageKind.YOU)
+    with pytest.raises(OSError, match="model files are missing"):
+        db.in_session(graph["driver"], gather, graph["owner"], you, "shallow", "harbour pitch", None, None,
+                      get_settings(), broken_embedder)
+    assert len(calls) == 1
