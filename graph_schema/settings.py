@@ -122,7 +122,7 @@ class Settings(BaseSettings):
     given_name_joins_only_person: bool = Field(default=True, description="A first name alone ('Maya') lands on the one person page whose name starts with it ('Maya Lindqvist') when its document also names something that person was named with before; never when two people share it.")
     given_name_fold_min_shared: int = Field(default=2, description="An earlier note's page named by a first name alone ('Hi Omar,') is folded into the only person of that first name a later note names in full when both notes name at least this many pages in common.")
     given_name_max_neighbours: int = Field(default=500, description="How many pages named with a person are read as evidence for a lone first name.")
-    spelling_variant_min_letters: int = Field(default=5, description="Within one document, two names of a person alike but for one word one letter apart ('Kristin' / 'Kristen Wilkins', a lone 'Mauer' after 'K.C. Maurer') are one name misspelt when that word has at least this many letters.")
+    spelling_variant_min_letters: int = Field(default=5, description="Within one document, two full names of a person with one surname and given names one letter apart ('Kristin' / 'Kristen Wilkins') are one name misspelt when that given name has at least this many letters.")
     surname_dominance_ratio: float = Field(default=3.0, description="A lone surname several full names in a document end with joins the one mentioned at least this many times as often as each other.")
     acronym_min_letters: int = Field(default=2, description="Shortest all-capital name read as an acronym of a name in the same document.")
     acronym_max_letters: int = Field(default=6, description="Longest all-capital name read as an acronym.")

@@ -379,52 +379,28 @@ _CODE_CASE = re.compile(r"[a-z][A-Z]|[A-Z]{2}")
 
 
 def _merge_misspelt_names(groups: dict[str, _Group]) -> None:
-    """'Kristin Wilkins' and 'Kristen Wilkins', 'Virgil' and 'Vergil' in one text: one person's
-    name the writer slipped on (names.same_name_misspelt) joins the form written most. The
-    model's label for a rare name wavers, so a person's name joins one read as an organisation
-    (or takes it in); a kind a rule is sure of is not crossed."""
-    # a slip keeps every word's first letter: only names alike in those are compared (a long
-    # document has thousands of names)
-    alike_initials: dict[tuple[str, ...], list[str]] = defaultdict(list)
+    """'Kristin Wilkins' and 'Kristen Wilkins' in one text: one person's name whose given name the
+    writer slipped on (names.same_name_misspelt) joins the form written most. The model's label
+    for a rare name wavers, so a person's name joins one read as an organisation (or takes it in).
+    Two names a rule listed each on its own ('Attendees: Li Xiang, Li Xiong') stay two."""
+    # a slip keeps the surname and every other word's first and last letters: only names alike in
+    # those are compared (a long document has thousands of names)
+    alike: dict[tuple[str, ...], list[str]] = defaultdict(list)
     for key in sorted(groups, key=lambda k: (-len(groups[k].mentions), k)):
+        words = key.split()
         group = groups[key]
-        if (group.kind in (PageKind.PERSON, PageKind.ORGANISATION) and not group.candidate
+        if (len(words) >= 2 and group.kind in (PageKind.PERSON, PageKind.ORGANISATION) and not group.candidate
                 and group.name[:1].isupper() and not _CODE_CASE.search(group.name)):
-            alike_initials[tuple(w[0] for w in key.split())].append(key)
-    for named in alike_initials.values():
+            alike[(*(w[0] + w[-1] for w in words[:-1]), words[-1])].append(key)
+    for named in alike.values():
         for i, key in enumerate(named):
             if key not in groups:
                 continue
             for other in named[i + 1:]:
-                if other not in groups or PageKind.PERSON not in (groups[key].kind, groups[other].kind):
-                    continue
-                sure = {groups[key].certain_kind, groups[other].certain_kind} - {None}
-                if len(sure) <= 1 and names.same_name_misspelt(key.split(), other.split()):
+                if (other in groups and names.same_name_misspelt(key.split(), other.split())
+                        and PageKind.PERSON in (groups[key].kind, groups[other].kind)
+                        and not (groups[key].certain_kind and groups[other].certain_kind)):
                     groups[key].absorb(groups.pop(other))
-
-
-def _merge_misspelt_surnames(groups: dict[str, _Group]) -> None:
-    """'Mauer' after 'K.C. Maurer': a lone name no full name ends with joins the one full name
-    of the document whose surname it is a slip of (one letter apart, see names.misspelt_alike);
-    with two such surnames, or a rival ending in the word as written, it stays alone."""
-    lone = [k for k, g in groups.items() if len(k.split()) == 1 and _may_be_person(g)]
-    if not lone:
-        return
-    surnames: dict[str, list[str]] = defaultdict(list)
-    for key, group in groups.items():
-        words = key.split()
-        # 'K.C. Maurer' read as an organisation is still a person's name by its initials
-        if len(words) >= 2 and (group.kind is PageKind.PERSON or (
-                group.certain_kind is None and (len(words[0]) == 1 or names.is_given_name(words[0])))):
-            surnames[words[-1]].append(key)
-    for key in lone:
-        if key in surnames:
-            continue
-        alike = [surname for surname in surnames if surname[0] == key[0] and names.misspelt_alike(key, surname)]
-        if len(alike) == 1 and len(surnames[alike[0]]) == 1:
-            part = groups.pop(key)
-            part.kinds = Counter({PageKind.PERSON: sum(part.kinds.values())})
-            groups[surnames[alike[0]][0]].absorb(part)
 
 
 def _merge_bare_acronyms(groups: dict[str, _Group]) -> list[tuple[str, str]]:
@@ -786,7 +762,6 @@ def build_extracted(
     _merge_misspelt_names(groups)
     _merge_person_variants(groups)
     _merge_short_person_names(groups, text)
-    _merge_misspelt_surnames(groups)
     attach_labels(text, notes, groups, _Group)
     defined = _merge_acronyms(text, groups)
     _merge_bare_acronyms(groups)

@@ -464,9 +464,11 @@ def misspelt_alike(a: str, b: str) -> bool:
 
 
 def same_name_misspelt(a: list[str], b: list[str]) -> bool:
-    """Two names (key words) alike but for one word written two ways: 'Kristin Wilkins' and
-    'Kristen Wilkins' in one article are one person whose name the writer slipped on."""
-    if len(a) != len(b):
+    """Two full names (key words) with one surname, alike but for a given name written two ways:
+    'Kristin Wilkins' and 'Kristen Wilkins' in one article are one person whose name the writer
+    slipped on. Surnames one letter apart are often two families' names ('Olsen' and 'Olson',
+    'Patel' and 'Patil', 'Li Xiang' and 'Li Xiong'), and so are lone names: those never join."""
+    if len(a) != len(b) or len(a) < 2 or a[-1] != b[-1]:
         return False
     differing = [(x, y) for x, y in zip(a, b) if x != y]
     return len(differing) == 1 and misspelt_alike(*differing[0])
