@@ -65,15 +65,16 @@ def read_cursor(text: str | None, folder: Path) -> tuple[WatchState, int]:
     """The state a cursor names and its generation (0: no stored generation yet).
 
     Cursors of older versions held the whole state (or only the file states, which starts a new
-    series). A cursor whose state file is gone (a state folder restored without it) starts a
-    series of its own, so that no run_key of the lost series is used again for another change."""
+    series). A cursor whose state file is gone, or that names none (edited by hand), starts a
+    series of its own, so that no run_key of the lost series is used again for another change.
+    Any other error reading the file fails the tick, which Dagster evaluates again."""
     data = json.loads(text) if text else {}
     if "generation" in data:
         try:
-            return WatchState.model_validate_json(_state_path(folder, data["series"], data["generation"]).read_text()), \
-                data["generation"]
-        except (OSError, ValueError):
-            lost = f"{data['series']}:{data['generation']}:lost"
+            path = _state_path(folder, data.get("series"), data.get("generation"), data.get("digest"))
+            return WatchState.model_validate_json(path.read_text()), data["generation"]
+        except (FileNotFoundError, ValueError):
+            lost = f"{data.get('series')}:{data.get('generation')}:{data.get('digest')}:lost"
             return WatchState(series=content_hash(lost.encode())[:SERIES_LENGTH]), 0
     if "series" in data:
         return WatchState.model_validate(data), 0
@@ -83,24 +84,33 @@ def read_cursor(text: str | None, folder: Path) -> tuple[WatchState, int]:
 def store_state(state: WatchState, generation: int, folder: Path) -> str:
     """Write `state` as its series' generation `generation` and return the cursor naming it.
 
-    Generations before the previous one are removed: a tick whose cursor Dagster does not keep
-    (it failed after this) is evaluated again from the previous generation, which stays."""
+    A file is named by its content too, so it is never overwritten with another state: a second
+    evaluation from the same cursor (the UI's "Test sensor" beside a real tick) writes a file of
+    its own. Generations before the previous one are removed: a tick whose cursor Dagster does
+    not keep (it failed after this) is evaluated again from the previous generation, which stays."""
     folder.mkdir(parents=True, exist_ok=True)
-    path = _state_path(folder, state.series, generation)
-    written = path.with_suffix(".tmp")
-    written.write_text(state.model_dump_json())
-    os.replace(written, path)  # a reader never sees half a state
+    text = state.model_dump_json()
+    digest = content_hash(text.encode())[:SERIES_LENGTH]
+    path = _state_path(folder, state.series, generation, digest)
+    if not path.exists():
+        written = path.with_name(path.name + ".tmp")
+        with written.open("w") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())  # a kept cursor never names an empty file after a power cut
+        os.replace(written, path)  # a reader never sees half a state
     for old in folder.glob(f"{state.series}-*.json"):
-        number = old.stem.rsplit("-", 1)[1]
+        number = old.stem.split("-")[1]
         if number.isdigit() and int(number) < generation - 1:
             old.unlink(missing_ok=True)
-    return json.dumps({"series": state.series, "generation": generation})
+    return json.dumps({"series": state.series, "generation": generation, "digest": digest})
 
 
-def _state_path(folder: Path, series: str, generation: int) -> Path:
-    if not (series.isalnum() and isinstance(generation, int)):  # a cursor edited by hand names no other file
-        raise ValueError(f"not a cursor of the upload sensor: {series!r}, {generation!r}")
-    return folder / f"{series}-{generation}.json"
+def _state_path(folder: Path, series: object, generation: object, digest: object) -> Path:
+    if not (isinstance(series, str) and series.isalnum() and isinstance(generation, int)
+            and isinstance(digest, str) and digest.isalnum()):  # a cursor edited by hand names no other file
+        raise ValueError(f"not a cursor of the upload sensor: {series!r}, {generation!r}, {digest!r}")
+    return folder / f"{series}-{generation}-{digest}.json"
 
 
 def advance(state: WatchState, upload_dir: Path) -> tuple[FolderChanges, WatchState]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from graph_schema.kinds import SourceKind
 from graph_schema.queries.brief import load_brief
 from graph_schema.queries.documents import source_states
@@ -141,3 +143,43 @@ def test_a_cursor_whose_state_is_gone_starts_a_series_of_its_own(tmp_path):
     assert generation == 0 and lost.files == {} and lost.series and lost.series != after.series
     _, again = advance(lost, upload)
     assert again.run_key("ferry.md", "x") != after.run_key("ferry.md", "x")  # never the lost series' keys
+
+
+OTHER_TEXT = "Tomasz Nowak joined the Baltic Freight Forum as treasurer."
+
+
+def test_a_second_evaluation_from_one_cursor_never_rewrites_the_state_another_cursor_names(tmp_path):
+    """The UI's "Test sensor" beside a real tick: both start from one cursor and see different
+    folders; the state the kept cursor names is still the one it was written with."""
+    from pipeline.watch import advance, read_cursor, store_state
+
+    upload, folder = tmp_path / "upload", tmp_path / "sensor-state"
+    upload.mkdir()
+    _set_version(upload / "ferry.md", LEADS, 0)
+    first = store_state(advance(read_cursor(None, folder)[0], upload)[1], 1, folder)
+    _set_version(upload / "notes.md", OTHER_TEXT, 1)
+    state, generation = read_cursor(first, folder)
+    _, seen_by_tick = advance(state, upload)
+    kept = store_state(seen_by_tick, generation + 1, folder)
+    _set_version(upload / "ferry.md", SIGNED, 2)
+    _, seen_by_test = advance(state, upload)
+    store_state(seen_by_test, generation + 1, folder)
+    assert read_cursor(kept, folder)[0] == seen_by_tick
+    assert advance(read_cursor(kept, folder)[0], upload)[0].changed == ["ferry.md"]  # the change is still ahead
+
+
+def test_a_state_file_that_cannot_be_read_fails_the_tick_instead_of_starting_over(tmp_path):
+    import json
+
+    from pipeline.watch import advance, read_cursor, store_state
+
+    upload, folder = tmp_path / "upload", tmp_path / "sensor-state"
+    upload.mkdir()
+    _set_version(upload / "ferry.md", LEADS, 0)
+    cursor = store_state(advance(read_cursor(None, folder)[0], upload)[1], 1, folder)
+    [stored] = folder.iterdir()
+    stored.unlink()
+    stored.mkdir()  # unreadable as a file (an I/O error, not a lost file): Dagster evaluates the tick again
+    with pytest.raises(OSError):
+        read_cursor(cursor, folder)
+    assert read_cursor(json.dumps({"generation": "x"}), folder)[1] == 0  # a cursor edited by hand starts over
