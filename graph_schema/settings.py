@@ -184,6 +184,7 @@ class Settings(BaseSettings):
     deep_compile_token_budget: int = Field(default=12_000, description="scope calls a deep compile sensible up to this size; every compile is packed into it.")
     compile_max_members: int = Field(default=200, description="compile considers at most this many members or neighbours (strongest links first).")
     compile_facts_per_page: int = Field(default=12, description="compile reads at most this many facts per page.")
+    dagster_stop_grace_seconds: float = Field(default=5.0, description="How long `subtext dagster`, told to stop (Ctrl-C, SIGTERM), lets `dagster dev` shut its webserver, daemon and code servers down before ending them.")
     upload_sensor_interval_seconds: int = Field(default=15, description="How often Dagster's upload-folder sensor looks for new, changed and removed files.")
     key_last_used_every_seconds: int = Field(default=60, description="A key's 'last used' time is written at most this often: checking a key stays a read.")
     compile_sentences_per_relation: int = Field(default=2, description="A deep compile quotes at most this many sentences that two linked pages share.")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
@@ -378,17 +377,17 @@ def _live_key_count() -> int:
 
 @app.command()
 def dagster(port: int = typer.Option(3000, help="Port of the Dagster UI.")) -> None:
-    """Open the pipeline in the Dagster UI (`dagster dev` with this project's instance)."""
+    """Open the pipeline in the Dagster UI (`dagster dev` with this project's instance); Ctrl-C
+    or SIGTERM stops it and every process it started."""
     from pipeline.run import dagster_instance
+    from subtext.processes import run_until_stopped
 
     dagster_instance()  # DAGSTER_HOME: this state folder's instance, the one the CLI and the server record runs in
-    os.chdir(PROJECT_ROOT)  # `-m pipeline.definitions` is this checkout's code
-    env = {**os.environ}
-    os.execvpe(
-        sys.executable,
-        [sys.executable, "-m", "dagster", "dev", "-m", "pipeline.definitions", "-h", "127.0.0.1", "-p", str(port)],
-        env,
-    )
+    command = [sys.executable, "-m", "dagster", "dev", "-m", "pipeline.definitions", "-h", "127.0.0.1", "-p", str(port)]
+    # run from the checkout: `-m pipeline.definitions` is this checkout's code
+    code = run_until_stopped(command, PROJECT_ROOT, get_settings().dagster_stop_grace_seconds)
+    if code not in (0, -2, 130):  # stopped by Ctrl-C is a normal end
+        raise typer.Exit(code=code if code > 0 else 1)
 
 
 if __name__ == "__main__":
