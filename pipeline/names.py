@@ -448,11 +448,10 @@ def same_person_name(a: list[str], b: list[str]) -> bool:
 
 
 def misspelt_alike(a: str, b: str) -> bool:
-    """Whether two key words are one name written two ways ('kristin' / 'kristen', 'maurer' /
-    'mauer', 'virgil' / 'vergil'): one edit apart, inside the word (the first and last letters
-    agree, so 'maria' and 'mario' stay two), both at least `spelling_variant_min_letters` long, and
-    neither an everyday word ('Johnson' and 'Johnston' are two common surnames, 'Margin' beside
-    'Marlin' a word, not a slip)."""
+    """Whether two key words can be one name written two ways ('kristin' / 'kristen'): one edit
+    apart, inside the word (the first and last letters agree, so 'maria' and 'mario' stay two),
+    both at least `spelling_variant_min_letters` long, and neither an everyday word ('Johnson' and
+    'Johnston' are two common surnames, 'Margin' beside 'Marlin' a word, not a slip)."""
     from rapidfuzz.distance import DamerauLevenshtein
 
     shortest = get_settings().spelling_variant_min_letters

@@ -37,7 +37,7 @@ def upload_folder_requests(context: SensorEvaluationContext, job_name: str) -> S
         return SensorResult(skip_reason="No new, changed or deleted files in the upload folder.", cursor=stored)
 
     known = set(context.instance.get_dynamic_partitions(documents.name))
-    default_owner = get_settings().owner
+    default_owner = settings.owner
     held = already_held([*changes.new, *changes.changed], changes.state, default_owner)
 
     def writes_tag(key: str) -> dict[str, str]:  # a person's runs queue behind each other only (dagster.yaml)
