@@ -228,6 +228,10 @@ _DESCRIBED_WHETHER = re.compile(
     r"regardless\s+of|irrespective\s+of|no\s+matter)"
     # an example in brackets of what something covers ('its behaviour (e.g. whether the output is exact)')
     r"|\((?:e\.g\.|i\.e\.|such\s+as|for\s+example|for\s+instance),?)\s+whether\b", re.IGNORECASE)
+# What a design would leave unclear ('it would be unclear what is being assigned') argues for or
+# against it; nothing is left open by it ('it is unclear how…' is).
+_UNCLEAR_IF = re.compile(r"\b(?:would|could|might)\s+(?:(?:also|then|soon|be|become|seem|get|make\s+it|leave\s+it)\s+){1,3}"
+                         r"(?:unclear|not\s+clear)\b", re.IGNORECASE)
 _MODAL = (r"(?:will|shall|'ll|’ll|is\s+going\s+to|are\s+going\s+to|am\s+going\s+to|is\s+to|are\s+to|needs\s+to|"
           r"need\s+to|has\s+to|have\s+to|must|should|owes?|is\s+responsible\s+for|are\s+responsible\s+for|"
           r"volunteered\s+to|offered\s+to|promised\s+to)")
@@ -377,12 +381,33 @@ def is_heading(text: str) -> bool:
             and all(_HEADING_WORD.match(w) for w in words) and words[0][0].isupper())
 
 
+# Formal minutes record what a meeting decided as the outcome of a vote, with no decision word:
+# a poll's result ('Strong consensus in favour.', 'No consensus for change.'), a motion's fate
+# ('Motion carried.', 'The amendment failed'), 'unanimous consent to …', after a label or the
+# votes ('Result: consensus', 'SF F N A SA: 7 9 3 1 0, weak consensus'). 'Consensus' in prose
+# ('seek consensus', 'there seems to be no consensus on…') is no outcome: only a sentence that
+# opens with it, ends there or says for or against what, counts.
+_VOTE_OUTCOME = re.compile(
+    r"^\W*(?:[a-z][a-z ]{0,18}:\s*)?(?:(?:strong|weak|clear|rough|general|unanimous)\s+)?(?:no\s+)?consensus"
+    r"(?:\s*[.!]?\s*$|\s+(?:for|in\s+favou?r|against|to\s+[a-z]+)\b)"
+    r"|\b(?:the\s+)?(?:motion|amendment)\s+(?:was\s+|is\s+|has\s+been\s+)?"
+    r"(?:carried|carries|passed|passes|defeated|failed|fails|lost|withdrawn)\b"
+    r"|^\W*carried(?:\s+(?:unanimously|without\s+objection|nem\.?\s*con\.?))?\s*[.!]?\s*$"
+    r"|\bunanimous\s+consent\b"
+    # the votes then the outcome: 'SF F N A SA: 7 9 3 1 0 — weak consensus'
+    r"|\b\d+(?:\s+\d+){2,4}\W+(?:(?:strong|weak|clear|no)\s+)*consensus\b",
+    re.IGNORECASE,
+)
+
+
 def _decides(text: str) -> bool:
     """A decision word that states a decision: not in a condition ('If you submit it late, it is
     rejected'), not as a possibility ('so that it won't get rejected', 'may be accepted') and not
-    as an adjective after a determiner ('the signed acceptance form')."""
+    as an adjective after a determiner ('the signed acceptance form'); or a vote's outcome."""
     if _CONDITION.match(text):
         return False
+    if _VOTE_OUTCOME.search(text):
+        return True
     return any(not _POSSIBLY.search(text, 0, m.start()) and not _DETERMINER_BEFORE.search(text, 0, m.start())
                for m in _DECISION.finditer(text))
 
@@ -447,7 +472,7 @@ def _classify(text: str) -> FactTyping:
         owner = under_way.group("owner")
         return FactTyping(FactKind.ACTION, owner and ("we" if owner.lower() == "we" else "I"),
                           under_way.start("owner") if owner else None, due)
-    if _OPEN.search(_DESCRIBED_WHETHER.sub(" ", text)) and not requirement:
+    if _OPEN.search(_UNCLEAR_IF.sub(" ", _DESCRIBED_WHETHER.sub(" ", text))) and not requirement:
         return FactTyping(FactKind.QUESTION, due=due)
     if due and _OBLIGATION.search(text):
         return FactTyping(FactKind.ACTION, due=due)

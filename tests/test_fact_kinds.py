@@ -240,6 +240,12 @@ def test_a_task_is_due_when_its_sentence_says_it_happens():
         ("Open question: is the OPTIONAL module in scope for the pilot?", Q),
         ("Should we move the launch to MAY?", Q),
         ("We still need to figure out, e.g. whether the output is exact.", Q),
+        # seen in the 20-PEP brief: what a design would leave unclear is an argument, not a question
+        # still open; what is unclear now stays open
+        ("Some users would find it confusing, as it would be unclear what exactly is being assigned.", S),
+        ("Without the marker it could become unclear which wheel was used.", S),
+        ("It is unclear how to account for such variants while performing universal resolution.", Q),
+        ("Who owns the migration would be unclear to me too, and it still is unclear.", Q),
     ],
 )
 def test_instructions_and_conditions_are_no_decisions_or_open_questions(sentence, kind):
@@ -291,3 +297,32 @@ def test_a_heading_is_no_task():
     heading = facts.get("Public API to query expected standard library module names")
     assert heading is None or heading.kind is S, facts
 
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind"),
+    [
+        # the outcome of a vote in formal minutes is the meeting's decision, with no decision word
+        ("Consensus.", D),
+        ("Strong consensus in favour of forwarding the paper to the library group.", D),
+        ("No consensus for change.", D),
+        ("Weak consensus against the new syntax.", D),
+        ("Motion carried.", D),
+        ("The motion was carried unanimously.", D),
+        ("The amendment failed, four votes to six.", D),
+        ("Carried unanimously.", D),
+        ("Unanimous consent to publish the revised draft.", D),
+        ("Result: consensus in favour.", D),
+        ("SF F N A SA: 7 9 3 1 0 — weak consensus", D),
+        ("Summary: consensus is hard to reach on naming.", S),
+        # 'consensus' and 'carried' elsewhere in prose decide nothing
+        ("Instead of voting, it's better to seek consensus among the contributors.", S),
+        ("After nearly a decade there seems to be no consensus on the best workarounds.", S),
+        ("There should not be a strong consensus against the proposal.", S),
+        ("If the motion carries, the budget is released in March.", S),
+        ("She carried the boxes to the van.", S),
+        ("DNS resolution failed on the VPN twice this week.", S),
+    ],
+)
+def test_a_vote_s_outcome_in_minutes_is_a_decision(sentence, kind):
+    assert classify_sentence(sentence).kind is kind
