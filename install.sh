@@ -4,7 +4,7 @@
 #
 #   ./install.sh            install everything, then `subtext demo`
 #   ./install.sh --no-demo  install only
-#   ./install.sh --no-demo --test-tools  also the npm tools the tests use (test.sh passes this)
+#   ./install.sh --no-demo --test-tools  also the npm tools and the Chromium the tests use (test.sh passes this)
 #
 # Needs: Python 3.11, Java 17 and Maven (all on this project's machines). Everything else
 # comes from PyPI and Maven Central. Safe to run again: finished steps are skipped.
@@ -99,6 +99,23 @@ if [[ $test_tools == 1 ]]; then
     npm install --prefix "$npm_prefix" --no-audit --no-fund --loglevel=error "${npm_packages[@]}" >/dev/null
     echo "$npm_want" > "$npm_prefix/installed.stamp"
   fi
+fi
+
+# --- A browser for the UI tests --------------------------------------------------------------------
+# Debian's Chromium, which the tests drive with Playwright for Python (`playwright install`, which
+# downloads a browser of its own, is never run).
+if [[ $test_tools == 1 ]] && ! command -v chromium >/dev/null 2>&1; then
+  say "Debian's chromium for the browser tests (apt-get)"
+  if [[ $(id -u) == 0 ]]; then
+    as_root=()
+  elif command -v sudo >/dev/null 2>&1; then
+    as_root=(sudo)
+  else
+    echo "install.sh: chromium is missing and installing it needs root; run apt-get install chromium as root." >&2
+    exit 1
+  fi
+  "${as_root[@]}" apt-get update -q >/dev/null
+  DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -q chromium >/dev/null
 fi
 
 say "Installed. The CLI is $VENV/bin/subtext"

@@ -57,9 +57,6 @@ def batch_tag(keys: list[str]) -> str:
     return f"{len(keys)} documents, sha256 {digest}"
 
 
-# The tag that queues a person's runs one at a time (dagster.yaml): its value is the person.
-GRAPH_WRITES_TAG_KEY = "subtext/graph-writes"
-
 # A run with this tag set to "true" processes its documents even when the graph holds their
 # exact content already (to apply changed settings); without it they are skipped as unchanged.
 FORCE_TAG = "subtext/force"
@@ -111,7 +108,7 @@ def parsed_documents(
     keys = batch_keys(context)
     progress.stage("parse", 0, len(keys))
     with retried_when_graph_unavailable(context):
-        owner = graph.owner_for(keys)
+        owner = graph.owner_for(keys, context.run.tags)
         graph.make_ready(owner)  # the first step of every run
         parsed = parse_sources(keys, owner, get_settings(), graph.driver(),
                                force=context.run.tags.get(FORCE_TAG, "").lower() == "true")
@@ -169,7 +166,7 @@ def resolved_entities(
     started = time.perf_counter()
     progress.stage("resolve", 0, len(document_mentions))
     with retried_when_graph_unavailable(context):
-        resolved = resolve_entities(list(document_mentions.values()), graph.owner_for(batch_keys(context)),
+        resolved = resolve_entities(list(document_mentions.values()), graph.owner_for(batch_keys(context), context.run.tags),
                                     get_settings(), graph.driver())
     progress.stage("resolve", len(resolved), len(resolved))
     seconds = round(time.perf_counter() - started, 3)
@@ -197,7 +194,7 @@ def graph_merge(
     outcomes = []
     with retried_when_graph_unavailable(context):
         driver = graph.driver()
-        owner = graph.owner_for(batch_keys(context))
+        owner = graph.owner_for(batch_keys(context), context.run.tags)
         per_transaction = get_settings().merge_max_documents_per_transaction
         for written in merge_documents(documents_in, owner, driver, per_transaction):
             outcomes.extend(written)
@@ -233,7 +230,7 @@ def context_brief(context: AssetExecutionContext, graph: GraphResource) -> Mater
     # upload or edit_page_body all leave that person's brief current.
     started = time.perf_counter()
     with retried_when_graph_unavailable(context):
-        owner = graph.owner_for(batch_keys(context))
+        owner = graph.owner_for(batch_keys(context), context.run.tags)
         with db.session(graph.driver()) as session:
             if not session.read(brief_is_stale, owner):
                 return MaterializeResult(metadata={"person": owner, "rebuilt": False})

@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
@@ -26,6 +27,22 @@ from graph_schema.errors import InvalidRequest
 from graph_schema.models import ExtractedDocument, MergeOutcome, ParsedDocument, ResolvedDocument
 from graph_schema.settings import Settings, get_settings
 from knowledge.upload_folders import owner_of_key
+
+
+# The tag that queues a person's runs one at a time (dagster.yaml): its value is the person.
+GRAPH_WRITES_TAG_KEY = "subtext/graph-writes"
+
+
+def person_of_run(tags: Mapping[str, str]) -> str:
+    """The person a run writes for, as its tag records it; '' when it names no one (a run launched
+    by hand without the tag has the job's default value, "true").
+
+    A run's resources are only the process's own: `subtext ingest` and edit_page_body pass the
+    person in them, but a re-execution from the UI runs with the code location's, which name no
+    one. The tag is copied to every re-execution, and a submission's key has no person's folder
+    to tell."""
+    person = tags.get(GRAPH_WRITES_TAG_KEY, "")
+    return "" if person == "true" else person
 
 
 @lru_cache(maxsize=4)
@@ -75,11 +92,12 @@ class GraphResource(ConfigurableResource):
     def owner_id(self) -> str:
         return self.owner or get_settings().owner
 
-    def owner_for(self, keys: list[str]) -> str:
-        """Whose documents a run holds: the configured owner, or the person whose `@id/` folder
-        the keys are in. One run never mixes people (the sensor requests a run per person)."""
-        if self.owner:
-            return self.owner
+    def owner_for(self, keys: list[str], run_tags: Mapping[str, str]) -> str:
+        """Whose documents a run holds: the configured owner, the person the run's tags name (see
+        `person_of_run`), or the person whose `@id/` folder the keys are in. One run never mixes
+        people (the sensor requests a run per person)."""
+        if self.owner or person_of_run(run_tags):
+            return self.owner or person_of_run(run_tags)
         owners = sorted({owner_of_key(k, get_settings().owner) for k in keys})
         if len(owners) > 1:
             raise InvalidRequest(
@@ -139,18 +157,18 @@ class StageStore(ConfigurableIOManager):
     """
 
     base_dir: str = ""
-    owner: str = ""  # empty: each key's person, from its `@id/` folder (as GraphResource.owner_for)
+    owner: str = ""  # empty: the run's person, from its tags or its keys' `@id/` folders (as GraphResource.owner_for)
 
-    def _folder(self, asset: str, key: str) -> Path:
+    def _folder(self, asset: str, key: str, run_tags: Mapping[str, str]) -> Path:
         settings = get_settings()
         root = Path(self.base_dir) if self.base_dir else settings.state_dir / "stages"
-        owner = self.owner or owner_of_key(key, settings.owner)
+        owner = self.owner or person_of_run(run_tags) or owner_of_key(key, settings.owner)
         return root / asset / _digest(f"{owner}\n{settings.upload_dir.resolve()}") / _digest(key)
 
     def handle_output(self, context: OutputContext, obj: dict[str, BaseModel]) -> None:
         asset = context.asset_key.to_user_string()
         for key, model in obj.items():
-            folder = self._folder(asset, key)
+            folder = self._folder(asset, key, context.step_context.run_tags)
             folder.mkdir(parents=True, exist_ok=True)
             payload = {"key": key, "model": type(model).__name__, "data": model.model_dump(mode="json")}
             tmp = folder / f"{context.run_id}.json.tmp"
@@ -165,7 +183,7 @@ class StageStore(ConfigurableIOManager):
         # Sorted: Dagster hands the keys over in no fixed order, and documents resolved together
         # must be resolved in the same order on every run for a re-run to give the same graph.
         for key in sorted(context.asset_partition_keys):
-            payload = json.loads(_stored_output(self._folder(asset, key), run_id, asset, key).read_text())
+            payload = json.loads(_stored_output(self._folder(asset, key, context.step_context.run_tags), run_id, asset, key).read_text())
             loaded[key] = _STAGE_MODELS[payload["model"]].model_validate(payload["data"])
         return loaded
 

@@ -17,8 +17,8 @@ from graph_schema.queries.documents import source_states
 from graph_schema.settings import get_settings
 from graph_schema.slugs import source_id_for
 from knowledge.upload_folders import owner_of_key
-from pipeline.assets import BATCH_TAG, GRAPH_WRITES_TAG_KEY, batch_tag, documents
-from pipeline.resources import shared_driver
+from pipeline.assets import BATCH_TAG, batch_tag, documents
+from pipeline.resources import GRAPH_WRITES_TAG_KEY, shared_driver
 from pipeline.watch import STATE_FOLDER, FileState, advance, read_cursor, store_state
 
 RANGE_START_TAG = "dagster/asset_partition_range_start"

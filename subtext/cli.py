@@ -164,7 +164,7 @@ def status(
         database_error = e
         out.print(f"Neo4j: unavailable at {settings.bolt_uri}. {e}")
     runs = recent_runs(dagster_instance(settings), settings.status_runs_shown)
-    out.print(f"\nLatest Dagster runs (`subtext dagster` shows them all):" if runs else "\nNo Dagster runs yet.")
+    out.print("\nLatest Dagster runs (`subtext dagster` shows them all):" if runs else "\nNo Dagster runs yet.")
     for run in runs:
         started = f"{run.started_at:%Y-%m-%d %H:%M:%S}" if run.started_at else "not started"
         # a run without documents (launched by hand in the UI over no partition) says which job it was
@@ -379,11 +379,12 @@ def _live_key_count() -> int:
 def dagster(port: int = typer.Option(3000, help="Port of the Dagster UI.")) -> None:
     """Open the pipeline in the Dagster UI (`dagster dev` with this project's instance); Ctrl-C
     or SIGTERM stops it and every process it started."""
+    from pipeline.definitions import CODE_LOCATION_MODULE
     from pipeline.run import dagster_instance
     from subtext.processes import run_until_stopped
 
     dagster_instance()  # DAGSTER_HOME: this state folder's instance, the one the CLI and the server record runs in
-    command = [sys.executable, "-m", "dagster", "dev", "-m", "pipeline.definitions", "-h", "127.0.0.1", "-p", str(port)]
+    command = [sys.executable, "-m", "dagster", "dev", "-m", CODE_LOCATION_MODULE, "-h", "127.0.0.1", "-p", str(port)]
     # run from the checkout: `-m pipeline.definitions` is this checkout's code
     code = run_until_stopped(command, PROJECT_ROOT, get_settings().dagster_stop_grace_seconds)
     if code not in (0, -2, 130):  # stopped by Ctrl-C is a normal end

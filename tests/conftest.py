@@ -181,3 +181,112 @@ def exported(driver, owner: str) -> list[dict]:
 
     with db.session(driver) as graph:
         return list(export_records(graph, owner))
+
+
+def child_pids(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (read from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def start_subtext_dagster(env: dict[str, str], port: int, timeout: float = 120) -> subprocess.Popen:
+    """`subtext dagster --port PORT` (the webserver and the daemon of `dagster dev`) in a session
+    of its own, returned once its UI answers; end it with `kill_process_groups`."""
+    import urllib.request
+
+    ui = subprocess.Popen([sys.executable, "-m", "subtext.cli", "dagster", "--port", str(port)], cwd=PROJECT_ROOT,
+                          env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + timeout
+    while True:
+        if ui.poll() is not None:
+            kill_process_groups(ui.pid)
+            raise AssertionError("subtext dagster ended before its UI answered")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/server_info", timeout=2) as answer:
+                if answer.status == 200:
+                    return ui
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            kill_process_groups(ui.pid)
+            raise AssertionError("the Dagster UI never answered")
+        time.sleep(1)
+
+
+def _groups_of(pid: int) -> set[int]:
+    """The process group `pid` leads (started in a session of its own) and its children's groups."""
+    groups = {pid}
+    for child in child_pids(pid):
+        try:
+            groups.add(os.getpgid(child))
+        except ProcessLookupError:
+            pass
+    return groups
+
+
+def _kill_groups(groups: set[int]) -> None:
+    import signal
+
+    for group in groups:
+        try:
+            os.killpg(group, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def kill_process_groups(pid: int) -> None:
+    """Kill the process groups of `pid` and of its children that still run."""
+    _kill_groups(_groups_of(pid))
+
+
+def stop_subtext_dagster(ui: subprocess.Popen) -> None:
+    """Stop it as Ctrl-C would, then kill whatever of its process groups still runs."""
+    import signal
+
+    groups = _groups_of(ui.pid)  # before it ends: its children then belong to no one
+    ui.send_signal(signal.SIGTERM)
+    try:
+        ui.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        pass
+    _kill_groups(groups)
+
+
+def merges_of(instance, key: str) -> int:
+    """How many times Dagster recorded the document as merged into the graph."""
+    from dagster import AssetKey, AssetRecordsFilter
+
+    found = instance.fetch_materializations(
+        AssetRecordsFilter(asset_key=AssetKey("graph_merge"), asset_partitions=[key]), limit=100
+    )
+    return len(found.records)
+
+
+@pytest.fixture
+def chromium():
+    """Debian's Chromium, headless, driven by Playwright (`./install.sh --test-tools` installs it with
+    apt; Playwright's own browser download is never used)."""
+    import shutil
+
+    from playwright.sync_api import sync_playwright
+
+    path = shutil.which("chromium")
+    if path is None:
+        raise RuntimeError("Chromium is missing: run `./install.sh --no-demo --test-tools`, which installs "
+                           "Debian's chromium package (or `apt-get install chromium`).")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=path, args=["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                                        "--disable-background-networking"])
+        try:
+            yield browser
+        finally:
+            browser.close()

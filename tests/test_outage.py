@@ -88,7 +88,9 @@ def test_ingest_runs_retry_through_an_outage_mid_run_and_say_so_when_it_lasts(gr
                                 cwd=PROJECT_ROOT, env=outlast, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert _wait_for_step(instance, "parsed_documents", since=started, timeout=300), "the run never parsed"
-        local.stop()
+        # Killed, as in a crash: a clean stop keeps serving for seconds, and the run's next steps
+        # (a few seconds of extraction, then a read) could finish before the outage began.
+        local.stop(timeout_s=0)
         time.sleep(8)  # the next steps meet the outage
     finally:
         local.start()

@@ -3,14 +3,12 @@ and that run touches only them (issue 17: with history, ingest fell to one run p
 
 from __future__ import annotations
 
-from dagster import AssetKey, AssetRecordsFilter
-
 from pipeline.assets import documents
 from pipeline.definitions import defs
 from pipeline.run import dagster_instance, ingest_paths
 from pipeline.run_history import failure_reason
 from pipeline.sensors import RANGE_END_TAG, RANGE_START_TAG
-from tests.conftest import write
+from tests.conftest import merges_of, write
 
 TEXTS = [
     "Ingrid Solberg leads the Fjord Ferry project.",
@@ -19,14 +17,6 @@ TEXTS = [
 ]
 EDITED = "Ingrid Solberg left the Fjord Ferry project."
 NEW = "Tomas Berg joined Norsk Maritime as its harbour engineer."
-
-
-def _merges_of(instance, key: str) -> int:
-    """How many times Dagster recorded the document as merged into the graph."""
-    found = instance.fetch_materializations(
-        AssetRecordsFilter(asset_key=AssetKey("graph_merge"), asset_partitions=[key]), limit=100
-    )
-    return len(found.records)
 
 
 def test_an_edited_old_document_and_a_new_one_are_one_run_over_exactly_them(graph):
@@ -48,8 +38,8 @@ def test_an_edited_old_document_and_a_new_one_are_one_run_over_exactly_them(grap
     order = instance.get_dynamic_partitions(documents.name)
     covered = order[order.index(run.tags[RANGE_START_TAG]) : order.index(run.tags[RANGE_END_TAG]) + 1]
     assert sorted(covered) == sorted([names[0], added])  # what a re-execution of the run would cover
-    assert [_merges_of(instance, name) for name in names] == [2, 1, 1]
-    assert _merges_of(instance, added) == 1
+    assert [merges_of(instance, name) for name in names] == [2, 1, 1]
+    assert merges_of(instance, added) == 1
 
 
 def test_a_run_started_again_with_its_tags_does_its_own_documents_or_says_why_not(graph):
@@ -74,4 +64,24 @@ def test_a_run_started_again_with_its_tags_does_its_own_documents_or_says_why_no
                                  raise_on_error=False)
     assert not old.success
     assert "ingest the documents again" in failure_reason(instance, old.run_id)
-    assert [_merges_of(instance, name) for name in names] == [1, 3, 1]
+    assert [merges_of(instance, name) for name in names] == [1, 3, 1]
+
+
+def test_a_re_executed_edit_writes_to_the_person_it_was_written_for(graph):
+    """edit_page_body's run for a person re-executed as the UI does (the code location's resources,
+    which name no person; the run's tags): the person comes from the run, not the default one."""
+    from dagster import RunsFilter
+
+    from pipeline.assets import FORCE_TAG
+    from pipeline.run import submit_text
+
+    other = f"{graph['owner']}-other"  # SUBTEXT_OWNER is the test's own person
+    outcome = submit_text("Ingrid Solberg leads the Fjord Ferry project.", owner=other, new_project="Fjord Ferry")
+    instance = dagster_instance()
+    parent = instance.get_runs(filters=RunsFilter(tags={RANGE_START_TAG: outcome.key}), limit=1)[0]
+    again = defs.resolve_job_def("ingest_documents").execute_in_process(
+        instance=instance, tags={**parent.tags, FORCE_TAG: "true"}, raise_on_error=False)
+    assert again.success
+    with graph["driver"].session() as session:
+        holders = session.run("MATCH (s:Source {key: $key}) RETURN s.owner AS owner", key=outcome.key).value()
+    assert holders == [other]
