@@ -8,8 +8,7 @@ from pipeline.assets import INGEST_ASSETS, documents
 from pipeline.resources import GRAPH_WRITES_TAG_KEY, GraphResource, ProgressReporter, StageStore, connection_from_environment
 from pipeline.sensors import build_upload_folder_sensor
 
-# The module `subtext dagster` loads (`dagster dev -m …`); its name is the code location's name,
-# which the CLI's and the server's runs name so that the UI can re-execute them (pipeline.run).
+# The module `subtext dagster` loads (`dagster dev -m …`); its name is the code location's name.
 CODE_LOCATION_MODULE = "pipeline.definitions"
 
 # Runs of this job write to the graph; dagster.yaml lets one such run per tag value go at a time.

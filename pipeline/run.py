@@ -1,26 +1,23 @@
 """Running the pipeline in-process through Dagster, as `subtext ingest` and edit_page_body do.
 
 Runs are recorded in the instance that dagster.yaml configures, as runs of the `ingest_documents`
-job of the code location `subtext dagster` loads, exactly like runs launched from the UI: a person
-can open any of them in `subtext dagster` afterwards and re-execute it there.
+job with their documents' partitions, so a person can open any of them in `subtext dagster`
+afterwards. The UI cannot re-execute them: Dagster records an in-process run without the code
+location it came from (dagster-io/dagster#19458), and only private API could add one; a document is
+re-run from the job's partitions page instead.
 """
 
 from __future__ import annotations
 
-import functools
 import os
-import sys
 import threading
 import uuid
-from contextlib import contextmanager
 from datetime import datetime, timezone
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 
 import yaml
 from dagster import DagsterInstance
-from dagster._core.remote_origin import ManagedGrpcPythonEnvCodeLocationOrigin, RemoteJobOrigin, RemoteRepositoryOrigin
-from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
 from pydantic import BaseModel, Field
 
 from graph_schema.errors import InvalidRequest, RunFailed
@@ -28,7 +25,7 @@ from graph_schema.models import MergeOutcome
 from graph_schema.settings import PROJECT_ROOT, Settings, get_settings
 from knowledge.upload_folders import owner_of_key
 from pipeline.assets import BATCH_TAG, batch_tag, context_brief, documents
-from pipeline.definitions import CODE_LOCATION_MODULE, defs, ingest_documents_job
+from pipeline.definitions import defs, ingest_documents_job
 from pipeline.imports import import_file
 from pipeline.parse import SUBMISSION_PREFIX, Submission, submission_file
 from pipeline.resources import GRAPH_WRITES_TAG_KEY, GraphResource, ProgressReporter, StageStore
@@ -183,10 +180,11 @@ def run_ingest(keys: list[str], owner: str | None = None, progress: ProgressRepo
     }
     person = owner or owner_of_key(batch[0], settings.owner)  # one run holds one person's documents
     tags = {GRAPH_WRITES_TAG_KEY: person, RANGE_START_TAG: batch[0], RANGE_END_TAG: batch[-1], BATCH_TAG: batch_tag(keys)}
+    # The job itself, not `materialize`'s hidden `__ephemeral_asset_job__`: the UI lists the run
+    # under `ingest_documents`, with its documents' partition range.
     job = defs.resolve_job_def(ingest_documents_job.name)
-    with _recorded_as_a_run_of_the_ui_job(instance, job.name):
-        result = job.execute_in_process(instance=instance, resources=resources, tags=tags, run_config=QUIET_CONSOLE,
-                                        raise_on_error=False)
+    result = job.execute_in_process(instance=instance, resources=resources, tags=tags, run_config=QUIET_CONSOLE,
+                                    raise_on_error=False)
     report.run_ids.append(result.run_id)
     _check_succeeded(instance, result.run_id, result.success, batch)
     report.outcomes.extend(result.output_for_node("graph_merge").values())
@@ -194,36 +192,6 @@ def run_ingest(keys: list[str], owner: str | None = None, progress: ProgressRepo
     briefs = result.asset_materializations_for_node(context_brief.op.name)
     report.brief_rebuilt = any(m.metadata["rebuilt"].value for m in briefs)
     return report
-
-
-def ui_job_origin(job_name: str) -> RemoteJobOrigin:
-    """The job as `subtext dagster` loads it (`dagster dev -m pipeline.definitions`, from the checkout).
-
-    The UI re-executes a run through the code location and repository its origin names (by name),
-    and disables "Re-execute" on a run without one.
-    """
-    location = ManagedGrpcPythonEnvCodeLocationOrigin(
-        LoadableTargetOrigin(executable_path=sys.executable, module_name=CODE_LOCATION_MODULE,
-                             working_directory=str(PROJECT_ROOT)),
-    )
-    return RemoteJobOrigin(RemoteRepositoryOrigin(location, defs.get_repository_def().name), job_name)
-
-
-@contextmanager
-def _recorded_as_a_run_of_the_ui_job(instance: DagsterInstance, job_name: str) -> Iterator[None]:
-    """Runs executed in this process carry the origin of the UI's job while this lasts.
-
-    `execute_in_process` records a run without a code location (dagster-io/dagster#19458), and its
-    only way to give it one is the instance's `create_run_for_job`, which takes the origin as an
-    argument. The instance is this call's own (`DagsterInstance.get()` opens a new one each time),
-    so no other run is touched.
-    """
-    create_run = instance.create_run_for_job
-    instance.create_run_for_job = functools.partial(create_run, remote_job_origin=ui_job_origin(job_name))
-    try:
-        yield
-    finally:
-        del instance.create_run_for_job
 
 
 def _check_succeeded(instance: DagsterInstance, run_id: str, success: bool, keys: list[str]) -> None:
