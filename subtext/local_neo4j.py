@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from graph_schema.browser_style import post_connect_command
 from graph_schema.errors import GraphUnavailable
 from graph_schema.settings import PROJECT_ROOT, Settings, get_settings
 
@@ -141,7 +142,10 @@ server.memory.pagecache.size={s.local_neo4j_pagecache}
 server.memory.heap.max_size={s.local_neo4j_heap}
 dbms.security.auth_enabled=true
 dbms.usage_report.enabled=false
+client.allow_telemetry=false
 db.tx_log.rotation.retention_policy=2 days
+# Neo4j Browser draws Facts as their sentences, pages by title, one colour per kind (graph_schema/browser_style.py)
+browser.post_connect_cmd={post_connect_command()}
 """
         (self.home / "conf" / "neo4j.conf").write_text(conf)
 
