@@ -96,8 +96,9 @@ class GraphResource(ConfigurableResource):
         """Whose documents a run holds: the configured owner, the person the run's tags name (see
         `person_of_run`), or the person whose `@id/` folder the keys are in. One run never mixes
         people (the sensor requests a run per person)."""
-        if self.owner or person_of_run(run_tags):
-            return self.owner or person_of_run(run_tags)
+        named = self.owner or person_of_run(run_tags)
+        if named:
+            return named
         owners = sorted({owner_of_key(k, get_settings().owner) for k in keys})
         if len(owners) > 1:
             raise InvalidRequest(
