@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from itertools import combinations
 
 import neo4j
@@ -202,8 +203,9 @@ def merge_document(
 
 
 def merge_batch(
-    tx: neo4j.ManagedTransaction, owner: str, batch: list[ResolvedDocument], embed: Embed = embed_texts
-) -> list[MergeOutcome]:
+    tx: neo4j.ManagedTransaction, owner: str, batch: list[ResolvedDocument], embed: Embed = embed_texts,
+    retyped_in_run: Mapping[str, set[PageKind]] | None = None,
+) -> tuple[list[MergeOutcome], dict[str, tuple[PageKind, PageKind]]]:
     """A batch of documents in one transaction. They were resolved together (each against the
     others' new pages), so they are written together: a crash or SIGKILL midway leaves none of
     them in the graph, and running again gives the graph an uninterrupted run gives, instead of
@@ -211,21 +213,30 @@ def merge_batch(
 
     The caller holds the person's write lock and resolved the batch at the current graph version
     (`pipeline.stages.merge_documents`). A page the plan names by a slug that is a page of another
-    kind would fold two different things into one page: refused, before anything is written."""
+    kind would fold two different things into one page: refused, before anything is written. A page
+    an earlier transaction of the same run gave another kind (`retyped_in_run`: slug -> the kinds
+    it had, see `retype_by_sources`) is still the page resolution chose.
+
+    Returns the outcomes and the pages this transaction retyped ({slug: (kind it had, kind it has)})."""
+    retyped_in_run = retyped_in_run or {}
     wanted = {(r.slug, r.kind) for d in batch for r in d.resolutions}
     wanted |= {(d.anchor.slug, d.anchor.kind) for d in batch if d.anchor}
     wanted |= {(d.focus_slug, PageKind.FOCUS) for d in batch if d.focus_slug}
     existing = page_kinds(tx, owner, sorted({slug for slug, _ in wanted}))
-    clashes = sorted(f"{slug!r} is the page of a {existing[slug].value}, not of a {kind.value}"
-                     for slug, kind in wanted if existing.get(slug, kind) is not kind)
+    clashes = sorted(f"{slug!r} is the page of {_with_article(existing[slug].value)}, not of {_with_article(kind.value)}"
+                     for slug, kind in wanted
+                     if existing.get(slug, kind) is not kind and kind not in retyped_in_run.get(slug, ()))
     if clashes:
         raise RunFailed(f"Nothing was written: {'; '.join(clashes)} (the documents were resolved against pages "
                         "that have changed since). Run them again (the same command, or re-execute the run in `subtext dagster`); "
                         "they are resolved afresh.")
     outcomes = [merge_document(tx, owner, document, document.extracted.parsed.previous_hash, embed) for document in batch]
     touched = {r.slug for d in batch for r in d.resolutions} | {s for o in outcomes for s in o.pages_updated}
-    retype_by_sources(tx, owner, sorted(touched))
-    return outcomes
+    return outcomes, retype_by_sources(tx, owner, sorted(touched))
+
+
+def _with_article(word: str) -> str:
+    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
 
 
 def kind_by_sources(kind: PageKind, read: list[PageKind], min_sources: int,

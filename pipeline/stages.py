@@ -140,9 +140,12 @@ def merge_documents(
     committed: only a writer that came in between makes it resolve its documents again."""
     settings = settings or get_settings()
     expected = _resolved_at(resolved)
+    retyped: dict[str, set[PageKind]] = {}  # slug -> the kinds this run's transactions retyped it from
     for start in range(0, len(resolved), max(1, max_per_transaction)):
         batch = resolved[start : start + max_per_transaction]
-        outcomes, expected = db.write(driver, _merge_locked, owner, batch, expected, settings)
+        outcomes, expected, changes = db.write(driver, _merge_locked, owner, batch, expected, retyped, settings)
+        for slug, (before, _) in changes.items():
+            retyped.setdefault(slug, set()).add(before)
         yield outcomes
 
 
@@ -153,14 +156,16 @@ def _resolved_at(batch: list[ResolvedDocument]) -> int | None:
 
 
 def _merge_locked(
-    tx: neo4j.ManagedTransaction, owner: str, batch: list[ResolvedDocument], resolved_at: int | None, settings: Settings
-) -> tuple[list[MergeOutcome], int]:
+    tx: neo4j.ManagedTransaction, owner: str, batch: list[ResolvedDocument], resolved_at: int | None,
+    retyped: dict[str, set[PageKind]], settings: Settings,
+) -> tuple[list[MergeOutcome], int, dict[str, tuple[PageKind, PageKind]]]:
     """Take the person's write lock, re-resolve the batch if the graph moved since it was
-    resolved, write it; returns the outcomes and the version this transaction commits."""
+    resolved, write it; returns the outcomes, the version this transaction commits and the pages
+    it retyped."""
     if lock_graph(tx, owner) != resolved_at:
         batch = _resolve_again(tx, owner, batch, settings)
-    outcomes = merge_batch(tx, owner, batch)
-    return outcomes, graph_version(tx, owner)
+    outcomes, changes = merge_batch(tx, owner, batch, retyped_in_run=retyped)
+    return outcomes, graph_version(tx, owner), changes
 
 
 def _resolve_again(

@@ -11,7 +11,7 @@ import pytest
 
 from graph_schema import db
 from graph_schema.errors import InvalidRequest
-from graph_schema.settings import PROJECT_ROOT
+from graph_schema.settings import PROJECT_ROOT, reset_settings
 from knowledge.page_edits import correct_page_kind
 from knowledge.transfer import import_records, parse_records, write_export
 from pipeline.run import ingest_paths, run_ingest
@@ -178,3 +178,24 @@ def test_a_reading_by_rule_outweighs_two_guesses_not_many_sources():
     assert kind_by_sources(organisation, [organisation, organisation, project], 2, [project], 3) is project
     assert kind_by_sources(tool, [tool] * 9 + [person], 2, [person], 3) is None
     assert kind_by_sources(organisation, [organisation, tool], 2) is None  # one guess against one keeps the first
+
+
+def test_a_page_retyped_by_an_earlier_transaction_of_the_run_takes_the_rest_of_its_documents(graph, monkeypatch):
+    # seen failing on SoftNER's 787 documents in one ingest: the run's first transactions retyped a
+    # page its later documents were resolved against under the first kind, and the whole run stopped
+    # with 'is the page of a tool, not of a person' (every run again did the same)
+    met = "Priya met Marta Oyelaran from Quillsoft Labs in Leeds. Quillsoft Labs signed the reseller agreement.\n"
+    for i, text in enumerate([met, *QUILLSOFT_USED, QUILLSOFT_USED[0].replace("Sofia", "Tomás")]):
+        write(graph["upload"], f"notes/{i}.md", text)
+    monkeypatch.setenv("SUBTEXT_MERGE_MAX_DOCUMENTS_PER_TRANSACTION", "1")
+    reset_settings()
+    try:
+        report = ingest_paths([graph["upload"]])
+    finally:
+        monkeypatch.undo()
+        reset_settings()
+    assert {o.status for o in report.outcomes} == {"ingested"}
+    with graph["driver"].session() as session:
+        slugs = session.run("MATCH (p:Page {owner: $owner}) WHERE 'quillsoft' IN p.name_keys RETURN collect(p.slug) AS s",
+                            owner=graph["owner"]).single()["s"]
+    assert len(slugs) == 1 and _page(graph, slugs[0])["kind"] == "tool"
