@@ -467,21 +467,27 @@ def _known_with(slug: str, pages: PageIndex, named_with: dict[str, set[str]], ne
     return named_with.get(slug, set()) | (neighbours_of(slug) if neighbours_of and slug in pages.stored else set())
 
 
-def _earlier_short_names(words: list[str], slug: str, pages: PageIndex) -> list[str]:
-    """The pages that may be this person ('tomasz wierzbicki') under a short name: the one page
-    named by the first name alone, and the one named by the initials ('TW:' as a speaker label),
-    when no other person's full name fits them."""
-    found = []
+def _earlier_short_names(words: list[str], slug: str, pages: PageIndex) -> dict[str, str]:
+    """The pages that may be this person ('tomasz wierzbicki') under a short name, each with what
+    the short name is: the one page named by the first name alone, the one named by the surname
+    alone, and the one named by the initials ('TW:' as a speaker label), when no other person's
+    full name fits them."""
+    found: dict[str, str] = {}
     lone = [s for s in pages.by_given.get(words[0], ()) if s != slug and s in pages.pages
             and pages.pages[s].kind is PageKind.PERSON and len(names.name_key(pages.pages[s].title, True).split()) == 1]
     if len(lone) == 1 and pages.only_person_called(words[0], besides=lone[0]) == slug:
-        found.append(lone[0])
+        found[lone[0]] = "given name"
+    # the page named by the surname alone ('Obama' of an interview, before an article's 'Barack Obama')
     people = pages.by_title.get(PageKind.PERSON, {})
+    surname = people.get(words[-1])
+    if (surname is not None and surname != slug and surname not in found and not names.is_given_name(words[-1])
+            and pages.by_surname.get(words[-1], set()) & set(pages.pages) == {slug}):
+        found[surname] = "surname"
     labels = [people[key] for key in (i.lower() for i in _person_initials(words)) if key in people]
     labels = [s for s in labels if s != slug and s in pages.pages and _is_speaker_initials(pages.pages[s].title)]
     if (len(labels) == 1 and labels[0] not in found  # 'AJ' may be both for 'AJ Jackson'
             and pages.only_person_with_initials(pages.pages[labels[0]].title, besides=labels[0]) == slug):
-        found.append(labels[0])
+        found[labels[0]] = "initials"
     return found
 
 
@@ -493,8 +499,9 @@ def _fold_earlier_given_names(
     neighbours_of: NeighbourLookup | None,
 ) -> list[PageMerge]:
     """The other order of `_join_given_names`: an earlier note's page named by a first name alone
-    ('Hi Omar,') is folded into the person this note names in full ('Omar Haddad'), when that is
-    the only person of that first name and the two notes name `given_name_fold_min_shared` things in common."""
+    ('Hi Omar,'), a surname alone or initials is folded into the person this note names in full
+    ('Omar Haddad'), when that is the only person of that name and the two notes name
+    `given_name_fold_min_shared` things in common."""
     here = {r.slug for r in resolutions if r.method != "you"}
     min_shared = get_settings().given_name_fold_min_shared
     merges = []
@@ -503,12 +510,12 @@ def _fold_earlier_given_names(
         words = names.name_key(entity.name, True).split()
         if entity.kind is not PageKind.PERSON or len(words) < 2 or resolution.slug not in pages.pages:
             continue
-        for other_slug in _earlier_short_names(words, resolution.slug, pages):
+        for other_slug, short_name in _earlier_short_names(words, resolution.slug, pages).items():
             other = pages.pages.get(other_slug)
-            if other is None:  # folded into another page already
+            if other is None or other.kind_by_hand:  # folded into another page already, or the person's own
                 continue
-            if other.kind_by_hand or _titled_surname(other) or names.has_title(other.title):
-                continue
+            if short_name == "given name" and (_titled_surname(other) or names.has_title(other.title)):
+                continue  # 'Justice Thomas' is a surname, not Thomas Sam's given name
             known_with = _known_with(other.slug, pages, named_with, neighbours_of)
             shared = sorted((here - {resolution.slug, other.slug}) & known_with)
             if len(shared) < min_shared:  # folding a page away asks for more than joining one
@@ -516,7 +523,7 @@ def _fold_earlier_given_names(
             pages.fold(other.slug, resolution.slug)
             merges.append(PageMerge(
                 from_slug=other.slug, into_slug=resolution.slug,
-                evidence=f"{other.title!r} is the {'initials' if _is_speaker_initials(other.title) else 'given name'} of "
+                evidence=f"{other.title!r} is the {short_name} of "
                          f"{entity.name!r}, the only person of that name, and both "
                          f"documents name {pages.pages[shared[0]].title if shared[0] in pages.pages else shared[0]!r}",
             ))

@@ -697,3 +697,21 @@ def test_what_counts_as_a_name_written_two_ways(a, b, alike):
 def test_two_people_with_alike_common_surnames_stay_two():
     extracted = _extract("Boris Johnson met Emma Johnston in London. Johnson spoke first.")
     assert {"Boris Johnson", "Emma Johnston"} <= set(_names(extracted)), _names(extracted)
+
+
+def test_an_earlier_notes_surname_page_joins_the_full_name_a_later_note_gives():
+    # the other order of a lone surname landing on a full name: a note that only wrote 'Okafor'
+    # came first, and the later note that writes 'Daniel Okafor' shares two colleagues with it
+    resolved = _resolve(
+        "Weekly sync\n\nThe budget was approved by Okafor on Monday. Priya Natarajan will send the deck to Hannah Whitfield.",
+        "Kickoff\n\nDaniel Okafor met Priya Natarajan and Hannah Whitfield to plan the launch.",
+    )
+    assert _page_of(resolved, 0, "Okafor") == _page_of(resolved, 1, "Daniel Okafor")
+
+
+def test_a_surname_page_of_an_unrelated_text_is_not_folded_into_whoever_has_that_surname_later():
+    resolved = _resolve(
+        "Review\n\nThe budget was approved by Okafor on Monday. Priya Natarajan will send the deck to Hannah Whitfield.",
+        "Cup final\n\nDaniel Okafor scored twice for Lagos City against Tomás Ferreira's side.",
+    )
+    assert _page_of(resolved, 0, "Okafor") != _page_of(resolved, 1, "Daniel Okafor")
