@@ -375,6 +375,8 @@ def _resolve_entity(
                         by_hand_only=entity.kind_certain)
     if found and not _lone_name_lands(entity, pages.pages[found[0]]):
         found = None
+    if found and entity.name.islower() and pages.pages[found[0]].kind is PageKind.PERSON:
+        found = None  # 'node 10' is no one's surname: people's names are written capitalised
     if found:
         page = pages.pages[found[0]]
         labelled = "a rule" if entity.kind_certain else "the language model"

@@ -715,3 +715,16 @@ def test_a_surname_page_of_an_unrelated_text_is_not_folded_into_whoever_has_that
         "Cup final\n\nDaniel Okafor scored twice for Lagos City against Tomás Ferreira's side.",
     )
     assert _page_of(resolved, 0, "Okafor") != _page_of(resolved, 1, "Daniel Okafor")
+
+
+def test_a_lower_case_word_never_lands_on_a_persons_page_by_a_part_of_the_name():
+    # seen failing on SoftNER: a commit line 'Updated Node versions …' made a person 'Updated Node',
+    # and every later document's tool 'node' landed on that person's page by its surname
+    resolved = _resolve(
+        "The new version differs by 14 commits.\nbe8d95c 4.0.0\n483586f readme: drop node < 4 [skip ci]\n"
+        "aa69a6f Updated Node versions to test against in the Travis configuration. (#110)\n"
+        "fc11860 Drop support of Node < 4 (#113)\n",
+        "This mitigates an ERR_BUFFER_OUT_OF_BOUNDS error with node 10 and the fatfs library.\n",
+    )
+    node = next(r for r in resolved[1].resolutions if resolved[1].extracted.entities[r.entity].name == "node")
+    assert node.kind.value == "tool" and node.slug != "updated-node"
