@@ -271,11 +271,12 @@ class GraphService:
                        visible=self.visible(access), areas=access.areas)
         if page is None:
             raise PageNotFound(slug)
-        message = None
+        notes = []
+        if page.slug != slug:
+            notes.append(f"{slug!r} was merged into {page.slug!r}; use that slug from now on.")
         if page.facts_total > len(page.facts):
-            message = (
-                f"Showing the first {len(page.facts)} of {page.facts_total} facts; the body holds them all."
-            )
+            notes.append(f"Showing the first {len(page.facts)} of {page.facts_total} facts; the body holds them all.")
+        message = " ".join(notes) or None
         return PageAnswer(page=page, message=message, sources=[PageRef(slug=page.slug, title=page.title, kind=page.kind)])
 
     # ------------------------------------------------------------------ navigation
@@ -320,6 +321,7 @@ class GraphService:
             raise InvalidRequest(f"edge_type must be RELATES_TO or IN_CONTEXT, not {edge_type!r}.")
         visible = self.visible(access)
         start = self._ref(access, from_slug, visible)
+        from_slug = start.slug  # a slug folded into another page reads that page
         if within is not None and db.read(self.driver(), navigation.page_kind, access.owner, within, visible) is not PageKind.FOCUS:
             raise InvalidRequest(
                 f"within must be the slug of a focus area; {within!r} is not one. Call scope('you') to list them."
@@ -345,6 +347,7 @@ class GraphService:
             refs = [you, *[PageRef(slug=a["slug"], title=a["title"], kind=PageKind.FOCUS) for a in areas]]
             return ScopeAnswer(target=you, focus_areas=areas, estimated_tokens=0, advice=advice, sources=refs)
         ref = self._ref(access, target, visible)
+        target = ref.slug
         if ref.kind is PageKind.FOCUS:
             data = db.read(self.driver(), navigation.scope_focus, access.owner, target, visible, access.areas)
             tokens = int(data["characters"] / s.chars_per_token)
@@ -419,7 +422,7 @@ class GraphService:
 
     def rename_page(self, access: Access, slug: str, title: str) -> PageAnswer:
         self.check_can_write(access)
-        self._ref(access, slug, self.visible(access))
+        slug = self._ref(access, slug, self.visible(access)).slug
         title = plain_name(title)  # no newline or bidi override reaches the brief through a title
         if not title:
             raise InvalidRequest("title must not be empty.")
@@ -434,8 +437,9 @@ class GraphService:
         if from_slug == to_slug:
             raise InvalidRequest("A page cannot be linked to itself; pass two different slugs.")
         visible = self.visible(access)
-        self._ref(access, from_slug, visible)
-        self._ref(access, to_slug, visible)
+        from_slug, to_slug = self._ref(access, from_slug, visible).slug, self._ref(access, to_slug, visible).slug
+        if from_slug == to_slug:
+            raise InvalidRequest("These two slugs name one page (one was merged into the other); nothing to link.")
         outcome = db.write(self.driver(), navigation.link_pages, access.owner, from_slug, to_slug)
         if outcome is LinkOutcome.MISSING:  # deleted (folded) between the check and the write
             raise PageNotFound(from_slug if not self._exists(access, from_slug, visible) else to_slug)
@@ -466,7 +470,7 @@ class GraphService:
                 raise InvalidRequest("new_project must name the project.")
         visible = self.visible(access)
         if slug is not None:
-            self._ref(access, slug, visible)
+            slug = self._ref(access, slug, visible).slug
         else:
             refuse_new_project(access)
         driver = self.driver()

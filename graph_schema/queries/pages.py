@@ -44,6 +44,15 @@ WHERE ($visible IS NULL OR p.slug IN $visible)
 RETURN p.slug AS slug, p.title AS title, p.kind AS kind
 """
 
+# The page a slug names now: pages folded into another (a merge of duplicates) leave their slug in
+# the page they joined, so a slug an assistant kept still finds that page.
+FOLDED_INTO = """
+UNWIND $slugs AS slug
+MATCH (p:Page {owner: $owner})
+WHERE slug IN coalesce(p.former_slugs, []) AND ($visible IS NULL OR p.slug IN $visible)
+RETURN slug AS former, p.slug AS slug, p.title AS title, p.kind AS kind
+"""
+
 GRAPH_COUNTS = """
 CALL () { MATCH (n {owner: $owner}) RETURN count(n) AS nodes }
 CALL () { MATCH (n {owner: $owner})-[r]->() RETURN count(r) AS relationships }
@@ -66,7 +75,13 @@ def get_page(
     limited key reads only the facts the scope rule lets it (`graph_schema.queries.sight`)."""
     record = tx.run(GET_PAGE, owner=owner, slug=slug, max_facts=max_facts, visible=visible, areas=areas).single()
     if record is None:
-        return None
+        moved = folded_into(tx, owner, [slug], visible).get(slug)
+        if moved is None:
+            return None
+        slug = moved.slug
+        record = tx.run(GET_PAGE, owner=owner, slug=slug, max_facts=max_facts, visible=visible, areas=areas).single()
+        if record is None:
+            return None
     page = record["page"]
     facts = [
         FactView(
@@ -108,7 +123,16 @@ def page_refs(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str], visibl
         r["slug"]: PageRef(slug=r["slug"], title=r["title"], kind=PageKind(r["kind"]))
         for r in tx.run(PAGE_REFS, owner=owner, slugs=slugs, visible=visible)
     }
+    missing = [s for s in slugs if s not in by_slug]
+    if missing:
+        by_slug |= folded_into(tx, owner, missing, visible)
     return [by_slug[s] for s in slugs if s in by_slug]
+
+
+def folded_into(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str], visible: list[str] | None = None) -> dict[str, PageRef]:
+    """{former slug: the page it was folded into} for those of `slugs` that were folded away."""
+    return {r["former"]: PageRef(slug=r["slug"], title=r["title"], kind=PageKind(r["kind"]))
+            for r in tx.run(FOLDED_INTO, owner=owner, slugs=slugs, visible=visible)}
 
 
 def graph_counts(tx: neo4j.ManagedTransaction, owner: str) -> dict[str, int]:
