@@ -362,6 +362,10 @@ def _resolve_entity(
     found = pages.exact(keys, kinds)
     if found and not _lone_name_lands(entity, pages.pages[found[0]]):
         found = None
+    if found and found[1] in _short_form_keys(entity) and normalise_name(pages.pages[found[0]].title) != found[1]:
+        # 'Acme Freight' by its short form 'acme' finds a page called 'Acme', never 'Acme Logistics'
+        # (known by 'acme' too): two full names that differ are two firms
+        found = None
     if found:
         page = pages.pages[found[0]]
         return _exact_resolution(entity, index, page, "slug" if slugify(entity.name) == page.slug else "alias",

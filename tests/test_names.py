@@ -728,3 +728,16 @@ def test_a_lower_case_word_never_lands_on_a_persons_page_by_a_part_of_the_name()
     )
     node = next(r for r in resolved[1].resolutions if resolved[1].extracted.entities[r.entity].name == "node")
     assert node.kind.value == "tool" and node.slug != "updated-node"
+
+
+def test_two_firms_that_share_their_distinctive_word_keep_two_pages():
+    # seen failing while writing the merge tests: 'Acme Freight' landed on 'Acme Logistics' through
+    # the short form 'acme' both are known by; the short form finds a page called 'Acme' only
+    resolved = _resolve(
+        "Priya Natarajan met Acme Logistics about the Harbour pitch.\nAcme Logistics signed the pilot on Monday.\n",
+        "Acme Freight sent the revised quote to Daniel Okafor.\nAcme Freight will deliver the first crates in March.\n",
+        "Kickoff\n\nTidewater will ship the samples. Tidewater sent the invoice.\n",
+        "Weekly\n\nTidewater Freight confirmed the March slot with Daniel Okafor.\n",
+    )
+    assert _page_of(resolved, 0, "Acme Logistics") != _page_of(resolved, 1, "Acme Freight")
+    assert _page_of(resolved, 2, "Tidewater") == _page_of(resolved, 3, "Tidewater Freight")
