@@ -9,7 +9,8 @@ One JSON object per line, each with a `type`:
     fact     text, kind (decision, action, question or statement), action owner and due date if stated,
              retired flag, every source it came from with its character span, the pages it is about
     mention  source, page, the character spans and surface forms, and how resolution decided
-    link     RELATES_TO, IN_CONTEXT or POSSIBLY_SAME between two pages, with the sources behind it
+    link     RELATES_TO, IN_CONTEXT, POSSIBLY_SAME or NOT_SAME (a person's answer to a review pair)
+             between two pages, with the sources behind it
              (and, on a RELATES_TO between a person and an organisation, those saying one works at the other)
 
 For .txt, .md and .rst files, spans index the file's own text, so a scorer can find every mention
@@ -143,7 +144,7 @@ class MentionRecord(_Record):
 
 class LinkRecord(_Record):
     type: Literal["link"] = "link"
-    link: Literal["RELATES_TO", "IN_CONTEXT", "POSSIBLY_SAME"]  # the relationship type
+    link: Literal["RELATES_TO", "IN_CONTEXT", "POSSIBLY_SAME", "NOT_SAME"]  # the relationship type
     source: str
     target: str
     sources: list[str] | None = None

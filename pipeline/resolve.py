@@ -431,10 +431,12 @@ def _resolve_entity(
         known = {p.other_slug for p in review}
         review.extend(
             ReviewPair(slug="", other_slug=slug, score=0.0,
-                       evidence=f"{entity.name!r} is also a name of {pages.pages[slug].title!r}, and of other pages too")
+                       evidence=f"{entity.name!r} and {pages.pages[slug].title!r} share a name"
+                                + (", as other pages do" if len(shared) > 1 else ""))
             for slug in shared if slug not in known
         )
-        evidence = f"the name {entity.name!r} belongs to {len(shared)} pages and the context matched none of them"
+        evidence = (f"the name {entity.name!r} is shared with {len(shared)} page{'s' if len(shared) > 1 else ''} "
+                    "and the context matched none of them")
     else:
         evidence = "no page of a compatible kind has this name or one close to it"
     return EntityResolution(entity=index, slug="", title=entity.name, kind=entity.kind, method="new",

@@ -225,6 +225,60 @@ def pages_kind(
         out.print(f"{slug} is now a {after.value} (it was a {before.value}); later runs keep it.")
 
 
+@app.command()
+def review(
+    not_same: tuple[str, str] | None = typer.Option(
+        None, "--not-same", metavar="SLUG OTHER_SLUG",
+        help="Say two pages are different things: their pair closes and is never proposed again."),
+) -> None:
+    """List pages that may be one thing, with why (`subtext merge` folds one into the other)."""
+    from graph_schema import db
+    from knowledge.page_merges import list_review_pairs, mark_not_same
+
+    settings = get_settings()
+    with open_graph() as driver:
+        if not_same:
+            closed = db.write(driver, mark_not_same, settings.owner, *not_same)
+            out.print(f"{not_same[0]} and {not_same[1]} are different things; "
+                      f"{'their pair is closed and ' if closed else ''}they will not be proposed as one again.")
+            return
+        pairs = db.read(driver, list_review_pairs, settings.owner, settings.review_max_pairs)
+    if not pairs:
+        out.print("No pages to review: resolution was sure of every name it placed.")
+        return
+    print_table(out, ["page", "may be", "score", "why"], [
+        [f"{pair.page.slug} ({pair.page.kind.value}, {counted(pair.facts, 'fact')})",
+         f"{pair.other.slug} ({pair.other.kind.value}, {counted(pair.other_facts, 'fact')})",
+         f"{pair.score:.2f}", pair.evidence]
+        for pair in pairs
+    ])
+    out.print("[dim]`subtext merge SLUG OTHER_SLUG` shows what folding one into the other moves; "
+              "`subtext review --not-same SLUG OTHER_SLUG` closes a pair for good.[/dim]")
+
+
+@app.command()
+def merge(
+    from_slug: str = typer.Argument(..., help="The page to fold away (its slug keeps reading the merged page)."),
+    into_slug: str = typer.Argument(..., help="The page to keep."),
+    apply: bool = typer.Option(False, "--apply", help="Do it; without this, only show what would move."),
+) -> None:
+    """Fold one page into another: its facts, mentions, links and names move over (a dry run unless --apply)."""
+    from graph_schema import db
+    from knowledge.page_merges import merge_pages
+
+    with open_graph() as driver:
+        plan = db.write(driver, merge_pages, get_settings().owner, from_slug, into_slug, apply)
+    moved = (f"{counted(plan.facts, 'fact')}, the mentions of {counted(plan.sources, 'source')} and {counted(plan.links, 'link')}"
+             + (f", and the names {', '.join(plan.new_aliases)}" if plan.new_aliases else ""))
+    if plan.applied:
+        out.print(f"Merged {plan.from_page.title!r} into {plan.into_page.title!r}: moved {moved}. "
+                  f"The slug {plan.from_page.slug} now reads {plan.into_page.slug}.")
+    else:
+        out.print(f"Would merge {plan.from_page.title!r} ({plan.from_page.kind.value}) into "
+                  f"{plan.into_page.title!r} ({plan.into_page.kind.value}), moving {moved}. "
+                  "Nothing changed; run it again with --apply to do it.")
+
+
 @app.command("export")
 def export_graph(
     path: Path = typer.Argument(..., help="The JSONL file to write ('-' for standard output)."),

@@ -164,6 +164,19 @@ def mcp_small_budget(graph):
         yield served.mcp()
 
 
+def export_then_import(graph: dict, tmp_path: Path) -> str:
+    """The person's graph exported to a file and imported as a new person's; returns that person."""
+    from knowledge.transfer import import_records, parse_records, write_export
+
+    exported = tmp_path / "graph.jsonl"
+    with exported.open("w", encoding="utf-8") as handle:
+        db.in_session(graph["driver"], write_export, graph["owner"], handle)
+    other = f"test-import-{uuid.uuid4().hex[:8]}"
+    with exported.open(encoding="utf-8") as handle:
+        db.in_session(graph["driver"], import_records, other, other, parse_records(handle, str(exported)))
+    return other
+
+
 def write(folder: Path, name: str, text: str | bytes) -> Path:
     path = folder / name
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import uuid
 
 import pytest
 
@@ -13,9 +12,9 @@ from graph_schema import db
 from graph_schema.errors import InvalidRequest
 from graph_schema.settings import PROJECT_ROOT, reset_settings
 from knowledge.page_edits import correct_page_kind
-from knowledge.transfer import import_records, parse_records, write_export
+from knowledge.transfer import parse_records, write_export
 from pipeline.run import ingest_paths, run_ingest
-from tests.conftest import write
+from tests.conftest import export_then_import, write
 
 TRACKER = "The Bellhaven rollout is tracked in Jira.\nJira sends the team a digest every Monday.\n"
 TRACKER_EDITED = "The Bellhaven rollout is tracked in Jira.\nJira sends the team a digest every Friday now.\n"
@@ -159,12 +158,7 @@ def test_a_reading_a_rule_gives_outweighs_the_models_readings_of_earlier_notes(g
 def test_export_and_import_keep_the_correction(graph, tmp_path):
     ingest_paths([write(graph["upload"], "tracker.md", TRACKER)])
     db.write(graph["driver"], correct_page_kind, graph["owner"], "jira", "tool")
-    exported = tmp_path / "graph.jsonl"
-    with exported.open("w", encoding="utf-8") as handle:
-        db.in_session(graph["driver"], write_export, graph["owner"], handle)
-    other = f"test-import-{uuid.uuid4().hex[:8]}"
-    with exported.open(encoding="utf-8") as handle:
-        db.in_session(graph["driver"], import_records, other, other, parse_records(handle, str(exported)))
+    other = export_then_import(graph, tmp_path)
     page = _page(graph, "jira", owner=other)
     assert page["kind"] == "tool" and page["by_hand"] and "Tool" in page["labels"]
 

@@ -20,7 +20,7 @@ from pipeline.extract import extract_documents
 from pipeline.notes_quality import format_score, load_gold, score_notes
 from pipeline.parse import parse_document
 from pipeline.run import ingest_paths
-from tests.conftest import write
+from tests.conftest import export_then_import, write
 
 WORKNOTES = Path(__file__).parent / "data" / "worknotes"
 
@@ -312,21 +312,12 @@ def _works_at(graph, owner: str | None = None) -> set[tuple[str, str]]:
 
 
 def test_works_at_is_stored_on_the_link_and_goes_with_its_source(graph, tmp_path):
-    import uuid
-
-    from knowledge.transfer import import_records, parse_records, write_export
-
     write(graph["upload"], "vendor.md", TABLE)
     ingest_paths([graph["upload"]])
     expected = {("ada-park", "greenleaf-retail"), ("dev-rao", "northgate-analytics"), ("elena-sousa", "northgate-analytics")}
     assert _works_at(graph) == expected
 
-    exported = tmp_path / "graph.jsonl"
-    with exported.open("w", encoding="utf-8") as handle:
-        db.in_session(graph["driver"], write_export, graph["owner"], handle)
-    other = f"test-import-{uuid.uuid4().hex[:8]}"
-    with exported.open(encoding="utf-8") as handle:
-        db.in_session(graph["driver"], import_records, other, other, parse_records(handle, str(exported)))
+    other = export_then_import(graph, tmp_path)
     assert _works_at(graph, other) == expected
 
     # The table loses its organisation column: nothing says who works where any more.

@@ -243,7 +243,7 @@ SET r.sources = CASE WHEN $sid IN r.sources THEN r.sources ELSE r.sources + $sid
 WRITE_REVIEW_PAIRS = """
 UNWIND $pairs AS pair
 MATCH (a:Page {owner: $owner, slug: pair.slug}), (b:Page {owner: $owner, slug: pair.other_slug})
-WHERE a <> b AND NOT (a)-[:POSSIBLY_SAME]-(b)
+WHERE a <> b AND NOT (a)-[:POSSIBLY_SAME]-(b) AND NOT (a)-[:NOT_SAME]-(b)  // a person said they differ
 MERGE (a)-[r:POSSIBLY_SAME]->(b)
 SET r.score = pair.score, r.evidence = pair.evidence, r.created_at = datetime()
 """

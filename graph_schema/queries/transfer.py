@@ -53,7 +53,7 @@ ORDER BY cursor LIMIT $batch
 """
 
 EXPORT_LINKS = """
-MATCH (a:Page {owner: $owner})-[r:RELATES_TO|IN_CONTEXT|POSSIBLY_SAME]->(b:Page {owner: $owner})
+MATCH (a:Page {owner: $owner})-[r:RELATES_TO|IN_CONTEXT|POSSIBLY_SAME|NOT_SAME]->(b:Page {owner: $owner})
 WITH a, r, b, type(r) + ' ' + a.slug + ' ' + b.slug AS cursor WHERE cursor > $after
 RETURN {cursor: cursor, link: type(r), source: a.slug, target: b.slug, sources: r.sources,
         manual: r.manual, score: r.score, evidence: r.evidence, created_at: r.created_at, works_at: r.works_at} AS row
@@ -134,7 +134,7 @@ SET r.starts = row.starts, r.ends = row.ends, r.surfaces = row.surfaces, r.metho
     r.kind_read_by_rule = row.kind_read_by_rule
 """
 
-# `row.link` is one of three relationship types, checked by LinkRecord before any write.
+# `row.link` is one of four relationship types, checked by LinkRecord before any write.
 IMPORT_LINKS = """
 UNWIND $rows AS row
 MATCH (a:Page {owner: $owner, slug: row.source}), (b:Page {owner: $owner, slug: row.target})

@@ -1,0 +1,93 @@
+"""Duplicates a person reviews (issue 19): `subtext review` lists the pairs resolution was unsure of,
+`--not-same` closes one for good, and `subtext merge` folds one page into another, dry run first."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from graph_schema import db
+from graph_schema.queries.documents import WRITE_REVIEW_PAIRS
+from graph_schema.queries.owners import graph_version
+from graph_schema.queries.pages import get_page
+from graph_schema.settings import PROJECT_ROOT
+from knowledge.page_merges import list_review_pairs
+from pipeline.run import ingest_paths
+from tests.conftest import export_then_import, write
+
+LOGISTICS = "Priya Natarajan met Acme Logistics about the Harbour pitch.\nAcme Logistics signed the pilot on Monday.\n"
+FREIGHT = "Acme Freight sent the revised quote to Daniel Okafor.\nAcme Freight will deliver the first crates in March.\n"
+PAIR = {"slug": "acme-freight", "other_slug": "acme-logistics", "score": 0.81,
+        "evidence": "'Acme Freight' may be 'Acme Logistics' (cosine 0.81)"}
+
+
+def _cli(graph, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "SUBTEXT_OWNER": graph["owner"], "SUBTEXT_UPLOAD_DIR": str(graph["upload"])}
+    return subprocess.run([sys.executable, "-m", "subtext.cli", *args], cwd=PROJECT_ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def _ingest_two_firms(graph) -> None:
+    write(graph["upload"], "logistics.md", LOGISTICS)
+    write(graph["upload"], "freight.md", FREIGHT)
+    assert {o.status for o in ingest_paths([graph["upload"]]).outcomes} == {"ingested"}
+    for slug in ("acme-logistics", "acme-freight"):
+        assert _page(graph, slug) is not None and _page(graph, slug).slug == slug
+
+
+def _page(graph, slug: str):
+    return graph["db"].read(graph["driver"], get_page, graph["owner"], slug, 50)
+
+
+def _propose(graph, owner: str | None = None) -> None:
+    """The pair as the merge stage records one (the same statement, so the same rules)."""
+    db.write(graph["driver"], lambda tx: tx.run(WRITE_REVIEW_PAIRS, owner=owner or graph["owner"], pairs=[PAIR]).consume())
+
+
+def test_review_lists_a_pair_and_a_not_same_answer_is_never_proposed_again(graph, tmp_path):
+    _ingest_two_firms(graph)  # resolution kept two pages, and recorded them as a pair to review
+    listed = _cli(graph, "review")
+    assert listed.returncode == 0, listed.stderr
+    [row] = [line for line in listed.stdout.splitlines() if "acme-" in line and "\t" in line]
+    assert "acme-freight" in row and "acme-logistics" in row and "share a name" in row
+
+    answered = _cli(graph, "review", "--not-same", "acme-freight", "acme-logistics")
+    assert answered.returncode == 0, answered.stderr
+    assert "No pages to review" in _cli(graph, "review").stdout
+    _propose(graph)  # a later run that finds the same pair does not record it again
+    assert "No pages to review" in _cli(graph, "review").stdout
+    assert not [link for link in _page(graph, "acme-freight").links if link.type == "POSSIBLY_SAME"]
+
+    # the answer travels with an export: the imported graph does not propose the pair again either
+    other = export_then_import(graph, tmp_path)
+    _propose(graph, other)
+    assert db.read(graph["driver"], list_review_pairs, other, 10) == []
+
+    unknown = _cli(graph, "review", "--not-same", "acme-freight", "no-such-page")
+    assert unknown.returncode == 1 and "There is no page" in unknown.stderr
+
+
+def test_merge_shows_what_would_move_then_folds_the_page_and_its_old_slug_still_reads(graph):
+    _ingest_two_firms(graph)
+    version = graph["db"].read(graph["driver"], graph_version, graph["owner"])
+
+    dry = _cli(graph, "merge", "acme-freight", "acme-logistics")
+    assert dry.returncode == 0, dry.stderr
+    assert "Would merge 'Acme Freight'" in dry.stdout and "2 facts" in dry.stdout and "Nothing changed" in dry.stdout
+    assert _page(graph, "acme-freight").slug == "acme-freight"  # a dry run changes nothing
+
+    done = _cli(graph, "merge", "acme-freight", "acme-logistics", "--apply")
+    assert done.returncode == 0, done.stderr
+    merged = _page(graph, "acme-freight")  # the old slug reads the page it joined
+    assert merged.slug == "acme-logistics" and "Acme Freight" in merged.aliases
+    texts = " ".join(f.text for f in merged.facts)
+    assert "revised quote" in texts and "signed the pilot" in texts
+    assert "revised quote" in merged.body  # the body is rendered again from the facts
+    assert {s.key for f in merged.facts for s in f.sources} == {"logistics.md", "freight.md"}
+    assert graph["db"].read(graph["driver"], graph_version, graph["owner"]) > version  # briefs and caches rebuild
+
+    refused = _cli(graph, "merge", "you", "acme-logistics")
+    assert refused.returncode == 1 and "never merged" in refused.stderr
+    missing = _cli(graph, "merge", "no-such-page", "acme-logistics", "--apply")
+    assert missing.returncode == 1 and "There is no page 'no-such-page'" in missing.stderr
