@@ -10,6 +10,7 @@ from graph_schema.errors import InvalidRequest
 from graph_schema.kinds import ENTITY_KINDS, PageKind
 from graph_schema.models import Model, PageRef
 from graph_schema.queries import review
+from graph_schema.queries.owners import lock_graph
 
 
 class ReviewPair(Model):
@@ -51,6 +52,7 @@ def mark_not_same(tx: db.Tx, owner: str, slug: str, other_slug: str) -> int:
     Returns how many review pairs it closed."""
     if slug == other_slug:
         raise InvalidRequest("Name two different pages.")
+    lock_graph(tx, owner)  # the person's write lock first, in the order every writer takes it
     closed = review.mark_not_same(tx, owner, slug, other_slug)
     if closed is None:
         raise InvalidRequest(f"There is no page {slug!r} or no page {other_slug!r}; `subtext review` lists the pairs.")
@@ -62,6 +64,8 @@ def merge_pages(tx: db.Tx, owner: str, from_slug: str, into_slug: str, apply: bo
     facts, mentions, links and names move over and its slug keeps reading the merged page."""
     if from_slug == into_slug:
         raise InvalidRequest("Name two different pages: the one to fold away, then the one to keep.")
+    if apply:  # the lock before the first read: what the preview saw is what the fold moves
+        lock_graph(tx, owner)
     preview = review.merge_preview(tx, owner, from_slug, into_slug)
     if preview is None:
         raise InvalidRequest(f"There is no page {from_slug!r} or no page {into_slug!r}; "

@@ -71,6 +71,8 @@ class PageRecord(_Record):
     created_by: str | None = None
     renamed_at: str | None = None  # renamed by hand: kept when no document supports it
     kind_set_at: str | None = None  # kind set by hand: later runs keep it
+    former_slugs: list[str] | None = None  # slugs of pages folded into it: they still read it
+    merge_evidence: list[str] | None = None  # why each was folded in
 
 
 class SourceRecord(_Record):

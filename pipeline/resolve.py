@@ -362,9 +362,12 @@ def _resolve_entity(
     found = pages.exact(keys, kinds)
     if found and not _lone_name_lands(entity, pages.pages[found[0]]):
         found = None
-    if found and found[1] in _short_form_keys(entity) and normalise_name(pages.pages[found[0]].title) != found[1]:
-        # 'Acme Freight' by its short form 'acme' finds a page called 'Acme', never 'Acme Logistics'
-        # (known by 'acme' too): two full names that differ are two firms
+    if (found and entity.kind is PageKind.ORGANISATION and found[1] in _short_form_keys(entity)
+            and pages.pages[found[0]].kind is PageKind.ORGANISATION
+            and normalise_name(pages.pages[found[0]].title) != found[1]):
+        # 'Acme Freight' by its short form 'acme' finds a firm called 'Acme', never 'Acme Logistics'
+        # (known by 'acme' too): two firms' full names that differ are two firms. (A project's
+        # names, 'Project Kestrel' and 'the Kestrel Wind Farm', are one project.)
         found = None
     if found:
         page = pages.pages[found[0]]

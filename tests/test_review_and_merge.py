@@ -18,6 +18,7 @@ from tests.conftest import export_then_import, write
 
 LOGISTICS = "Priya Natarajan met Acme Logistics about the Harbour pitch.\nAcme Logistics signed the pilot on Monday.\n"
 FREIGHT = "Acme Freight sent the revised quote to Daniel Okafor.\nAcme Freight will deliver the first crates in March.\n"
+BELLHAVEN = "Bellhaven Retail ordered the first crates from Daniel Okafor.\n"
 PAIR = {"slug": "acme-freight", "other_slug": "acme-logistics", "score": 0.81,
         "evidence": "'Acme Freight' may be 'Acme Logistics' (cosine 0.81)"}
 
@@ -68,7 +69,7 @@ def test_review_lists_a_pair_and_a_not_same_answer_is_never_proposed_again(graph
     assert unknown.returncode == 1 and "There is no page" in unknown.stderr
 
 
-def test_merge_shows_what_would_move_then_folds_the_page_and_its_old_slug_still_reads(graph):
+def test_merge_shows_what_would_move_then_folds_the_page_and_its_old_slug_still_reads(graph, tmp_path):
     _ingest_two_firms(graph)
     version = graph["db"].read(graph["driver"], graph_version, graph["owner"])
 
@@ -87,7 +88,14 @@ def test_merge_shows_what_would_move_then_folds_the_page_and_its_old_slug_still_
     assert {s.key for f in merged.facts for s in f.sources} == {"logistics.md", "freight.md"}
     assert graph["db"].read(graph["driver"], graph_version, graph["owner"]) > version  # briefs and caches rebuild
 
-    refused = _cli(graph, "merge", "you", "acme-logistics")
+    # a slug stays good through a chain of merges, and through an export and import
+    assert {o.status for o in ingest_paths([write(graph["upload"], "bellhaven.md", BELLHAVEN)]).outcomes} == {"ingested"}
+    assert _cli(graph, "merge", "acme-logistics", "bellhaven-retail", "--apply").returncode == 0
+    assert _page(graph, "acme-freight").slug == "bellhaven-retail"  # seen failing: folding dropped the former slugs
+    other = export_then_import(graph, tmp_path)
+    assert graph["db"].read(graph["driver"], get_page, other, "acme-freight", 50).slug == "bellhaven-retail"
+
+    refused = _cli(graph, "merge", "you", "bellhaven-retail")
     assert refused.returncode == 1 and "never merged" in refused.stderr
-    missing = _cli(graph, "merge", "no-such-page", "acme-logistics", "--apply")
+    missing = _cli(graph, "merge", "no-such-page", "bellhaven-retail", "--apply")
     assert missing.returncode == 1 and "There is no page 'no-such-page'" in missing.stderr

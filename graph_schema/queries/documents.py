@@ -342,8 +342,8 @@ FOLD_PAGE = """
 MATCH (y:Page {owner: $owner, slug: $from_slug}), (x:Page {owner: $owner, slug: $into_slug})
 SET x.aliases = x.aliases + [a IN [y.title] + y.aliases WHERE NOT a IN x.aliases AND a <> x.title],
     x.name_keys = x.name_keys + [k IN y.name_keys WHERE NOT k IN x.name_keys],
-    x.former_slugs = coalesce(x.former_slugs, []) + y.slug,
-    x.merge_evidence = coalesce(x.merge_evidence, []) + $evidence,
+    x.former_slugs = coalesce(x.former_slugs, []) + y.slug + coalesce(y.former_slugs, []),
+    x.merge_evidence = coalesce(x.merge_evidence, []) + $evidence + coalesce(y.merge_evidence, []),
     x.updated_at = datetime()
 DETACH DELETE y
 """

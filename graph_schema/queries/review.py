@@ -36,9 +36,9 @@ RETURN size(pairs) AS pairs
 MERGE_PREVIEW = """
 MATCH (y:Page {owner: $owner, slug: $from_slug}), (x:Page {owner: $owner, slug: $into_slug})
 RETURN y.title AS from_title, y.kind AS from_kind, x.title AS into_title, x.kind AS into_kind,
-       COUNT { (:Fact)-[:ABOUT]->(y) } AS facts,
+       COUNT { MATCH (f:Fact)-[:ABOUT]->(y) WHERE NOT f.retired } AS facts,
        COUNT { (:Source)-[:MENTIONS]->(y) } AS sources,
-       COUNT { (y)-[:RELATES_TO|IN_CONTEXT]-(:Page) } AS links,
+       COUNT { MATCH (y)-[:RELATES_TO|IN_CONTEXT]-(q:Page) WHERE q <> x } AS links,
        [a IN [y.title] + coalesce(y.aliases, []) WHERE NOT a IN coalesce(x.aliases, []) AND a <> x.title] AS new_aliases
 """
 
@@ -51,7 +51,10 @@ def mark_not_same(tx: neo4j.ManagedTransaction, owner: str, slug: str, other_slu
     """Record that two pages are different things; the number of review pairs it closed, or None
     when one of the pages does not exist."""
     record = tx.run(MARK_NOT_SAME, owner=owner, slug=slug, other_slug=other_slug).single()
-    return None if record is None else record["pairs"]
+    if record is None:
+        return None
+    bump_version(tx, owner)  # get_page listed the pair as a link
+    return record["pairs"]
 
 
 def merge_preview(tx: neo4j.ManagedTransaction, owner: str, from_slug: str, into_slug: str) -> dict | None:

@@ -15,7 +15,7 @@ from graph_schema.queries.pages import to_native
 EXPORT_PAGES = """
 MATCH (p:Page {owner: $owner}) WHERE p.slug > $after
 RETURN p {.slug, .title, .kind, .aliases, .name_keys, .body, .embedding, .created_at, .updated_at,
-          .created_by, .renamed_at, .kind_set_at} AS row
+          .created_by, .renamed_at, .kind_set_at, .former_slugs, .merge_evidence} AS row
 ORDER BY p.slug LIMIT $batch
 """
 
@@ -82,6 +82,7 @@ MERGE (p:Page {owner: $owner, slug: row.slug})
 SET p:$(row.label), p.kind = row.kind, p.title = row.title, p.aliases = row.aliases,
     p.name_keys = row.name_keys, p.body = row.body, p.embedding = row.embedding,
     p.created_by = row.created_by, p.fact_count = 0,
+    p.former_slugs = row.former_slugs, p.merge_evidence = row.merge_evidence,
     p.renamed_at = datetime(row.renamed_at), p.kind_set_at = datetime(row.kind_set_at),
     p.created_at = coalesce(datetime(row.created_at), datetime()),
     p.updated_at = coalesce(datetime(row.updated_at), datetime())
