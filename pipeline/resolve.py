@@ -146,6 +146,10 @@ class PageIndex:
         fits = [s for s in sorted(self.by_initials.get(acronym, ())) if s in self.pages]
         return fits[0] if len(fits) == 1 else None
 
+    def kept_apart(self, slug: str, other_slug: str) -> bool:
+        """Whether the person said the two pages are different things: no rule folds one into the other."""
+        return any(b in self.pages[a].not_same for a, b in ((slug, other_slug), (other_slug, slug)) if a in self.pages)
+
     def fold(self, from_slug: str, into_slug: str) -> None:
         """`from_slug` is now part of `into_slug`: its names lead there from now on."""
         page = self.pages.pop(from_slug)
@@ -529,7 +533,7 @@ def _fold_earlier_given_names(
                 continue  # 'Justice Thomas' is a surname, not Thomas Sam's given name
             known_with = _known_with(other.slug, pages, named_with, neighbours_of)
             shared = sorted((here - {resolution.slug, other.slug}) & known_with)
-            if len(shared) < min_shared:  # folding a page away asks for more than joining one
+            if len(shared) < min_shared or pages.kept_apart(other.slug, resolution.slug):  # a fold asks for more than a join
                 continue
             pages.fold(other.slug, resolution.slug)
             merges.append(PageMerge(
@@ -576,7 +580,7 @@ def _name_part_merges(entity: DocumentEntity, slug: str, pages: PageIndex) -> li
             continue  # 'Justice Thomas' was a surname: never folded into 'Thomas Sam'
         if other.kind_by_hand and other.kind not in compatible_kinds(entity.kind):
             continue  # the person said what it is: never folded into a thing of another kind
-        if other.kind in kinds and normalise_name(other.title) == key:
+        if other.kind in kinds and normalise_name(other.title) == key and not pages.kept_apart(other.slug, slug):
             pages.fold(other.slug, slug)
             merges.append(PageMerge(
                 from_slug=other.slug, into_slug=slug,
@@ -598,7 +602,8 @@ def _fold_guessed_person(entity: DocumentEntity, slug: str, pages: PageIndex) ->
     if len(guesses) != 1 or slug not in pages.pages:
         return []
     guess = pages.pages[guesses[0]]
-    if guess.kind_by_hand or guess.kind_by_rule or normalise_name(guess.title) != key or _titled_surname(guess):
+    if (guess.kind_by_hand or guess.kind_by_rule or normalise_name(guess.title) != key or _titled_surname(guess)
+            or pages.kept_apart(guess.slug, slug)):
         return []
     pages.fold(guess.slug, slug)
     return [PageMerge(from_slug=guess.slug, into_slug=slug,

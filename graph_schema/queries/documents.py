@@ -34,7 +34,8 @@ KNOWN_PAGES = """
 MATCH (p:Page {owner: $owner})
 RETURN p.slug AS slug, p.title AS title, p.kind AS kind, coalesce(p.name_keys, []) AS name_keys,
        p.kind_set_at IS NOT NULL AS kind_by_hand,
-       EXISTS { (p)<-[m:MENTIONS]-(:Source {owner: $owner}) WHERE m.kind_read_by_rule } AS kind_by_rule
+       EXISTS { (p)<-[m:MENTIONS]-(:Source {owner: $owner}) WHERE m.kind_read_by_rule } AS kind_by_rule,
+       [(p)-[:NOT_SAME]-(q:Page {owner: $owner}) | q.slug] AS not_same
 """
 
 # The pages named in the same documents as one page (evidence that a lone first name in a new
@@ -377,7 +378,7 @@ def source_states(tx: neo4j.ManagedTransaction, owner: str, ids: list[str]) -> d
 def known_pages(tx: neo4j.ManagedTransaction, owner: str) -> list[KnownPage]:
     return [
         KnownPage(slug=r["slug"], title=r["title"], kind=PageKind(r["kind"]), name_keys=r["name_keys"],
-                  kind_by_hand=r["kind_by_hand"], kind_by_rule=r["kind_by_rule"])
+                  kind_by_hand=r["kind_by_hand"], kind_by_rule=r["kind_by_rule"], not_same=r["not_same"])
         for r in tx.run(KNOWN_PAGES, owner=owner)
     ]
 
