@@ -496,7 +496,7 @@ def _earlier_short_names(words: list[str], slug: str, pages: PageIndex) -> dict[
     people = pages.by_title.get(PageKind.PERSON, {})
     surname = people.get(words[-1])
     if (surname is not None and surname != slug and surname not in found and not names.is_given_name(words[-1])
-            and pages.by_surname.get(words[-1], set()) & set(pages.pages) == {slug}):
+            and {s for s in pages.by_surname.get(words[-1], ()) if s in pages.pages} == {slug}):
         found[surname] = "surname"
     labels = [people[key] for key in (i.lower() for i in _person_initials(words)) if key in people]
     labels = [s for s in labels if s != slug and s in pages.pages and _is_speaker_initials(pages.pages[s].title)]

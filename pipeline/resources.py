@@ -104,10 +104,6 @@ class GraphResource(ConfigurableResource):
         update = {field: value for field, value in given.items() if value is not None}
         return get_settings().model_copy(update=update) if update else get_settings()
 
-    @property
-    def owner_id(self) -> str:
-        return self.owner or get_settings().owner
-
     def owner_for(self, keys: list[str], run_tags: Mapping[str, str]) -> str:
         """Whose documents a run holds (see `person_of_documents`)."""
         return person_of_documents(self.owner, run_tags, keys)
