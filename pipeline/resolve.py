@@ -697,7 +697,8 @@ def resolve_documents(
     if settings.gazetteer:  # names the graph and the batch know, found where the model missed them
         documents = recognise_known_names(documents, known, settings, embed)
     pages = PageIndex.build(known)
-    taken = set(pages.pages)
+    # A folded page's slug still reads the page it joined (get_page, traverse): no new page takes it.
+    taken = set(pages.pages) | {slug for page in known for slug in page.former_slugs}
     named_with: dict[str, set[str]] = {}  # slug -> the pages this batch's documents named with it
 
     results = []

@@ -8,7 +8,8 @@ import subprocess
 import sys
 
 from graph_schema import db
-from graph_schema.queries.documents import WRITE_REVIEW_PAIRS
+from graph_schema.queries.documents import WRITE_REVIEW_PAIRS, known_pages
+from graph_schema.queries.navigation import links_between
 from graph_schema.queries.owners import graph_version
 from graph_schema.queries.pages import get_page
 from graph_schema.settings import PROJECT_ROOT
@@ -109,3 +110,35 @@ def test_no_rule_folds_together_two_pages_the_person_said_are_different(graph):
     assert _cli(graph, "review", "--not-same", "guido", "guido-van-rossum").returncode == 0
     ingest_paths([write(graph["upload"], "grammar.md", "Guido van Rossum wrote this. Later, Guido explained the grammar.\n")])
     assert _page(graph, "guido").slug == "guido"  # seen failing: folded into guido-van-rossum all the same
+
+
+NORTHWIND = "Northwind Logistics sent the shipping volumes to Daniel Okafor.\n"
+
+
+def test_a_merged_page_keeps_the_answers_the_pairs_and_one_link_per_page(graph):
+    _ingest_two_firms(graph)  # 'Acme Freight' and 'Acme Logistics', a pair to review
+    for name, text in (("northwind.md", NORTHWIND), ("bellhaven.md", BELLHAVEN)):
+        assert {o.status for o in ingest_paths([write(graph["upload"], name, text)]).outcomes} == {"ingested"}
+    assert _cli(graph, "review", "--not-same", "acme-freight", "acme-logistics").returncode == 0
+    db.write(graph["driver"], lambda tx: tx.run(WRITE_REVIEW_PAIRS, owner=graph["owner"], pairs=[
+        {"slug": "acme-freight", "other_slug": "bellhaven-retail", "score": 0.7, "evidence": "a pair to keep"}]).consume())
+
+    assert _cli(graph, "merge", "acme-freight", "northwind-logistics", "--apply").returncode == 0
+
+    # what the person said of 'Acme Freight' holds for the page it joined (seen failing: the answer was dropped)
+    [northwind] = [p for p in db.read(graph["driver"], known_pages, graph["owner"]) if p.slug == "northwind-logistics"]
+    assert northwind.not_same == ["acme-logistics"]
+    # and the pair still to review moved over with its evidence (seen failing: dropped)
+    pairs = db.read(graph["driver"], list_review_pairs, graph["owner"], 10)
+    assert [(p.page.slug, p.other.slug, p.evidence) for p in pairs] == [
+        ("northwind-logistics", "bellhaven-retail", "a pair to keep")]
+    # Daniel was linked to both firms, stored either way round: one link now, with both sources
+    # (seen failing: two links, one each way)
+    links = db.read(graph["driver"], links_between, graph["owner"], "daniel-okafor", "northwind-logistics")
+    assert len(links) == 1 and len(links[0]["sources"]) == 2
+
+    # a folded page's slug still reads the page it joined: a new page (a focus folder here) takes another
+    # (seen failing: the new focus page took 'acme-freight')
+    ingest_paths([write(graph["upload"], "acme-freight/kickoff.md", "Ada Park opened the kickoff.\n")])
+    assert _page(graph, "acme-freight").slug == "northwind-logistics"
+    assert _page(graph, "acme-freight-2").kind.value == "focus"

@@ -35,7 +35,8 @@ MATCH (p:Page {owner: $owner})
 RETURN p.slug AS slug, p.title AS title, p.kind AS kind, coalesce(p.name_keys, []) AS name_keys,
        p.kind_set_at IS NOT NULL AS kind_by_hand,
        EXISTS { (p)<-[m:MENTIONS]-(:Source {owner: $owner}) WHERE m.kind_read_by_rule } AS kind_by_rule,
-       [(p)-[:NOT_SAME]-(q:Page {owner: $owner}) | q.slug] AS not_same
+       [(p)-[:NOT_SAME]-(q:Page {owner: $owner}) | q.slug] AS not_same,
+       coalesce(p.former_slugs, []) AS former_slugs
 """
 
 # The pages named in the same documents as one page (evidence that a lone first name in a new
@@ -317,27 +318,68 @@ MERGE (s)-[n:MENTIONS]->(x)
     n.kind_read_by_rule = coalesce(n.kind_read_by_rule, false) OR coalesce(m.kind_read_by_rule, false)
 DELETE m
 """
-FOLD_LINKS_OUT = """
-MATCH (y:Page {owner: $owner, slug: $from_slug})-[r:RELATES_TO|IN_CONTEXT]->(q:Page {owner: $owner}),
+# A page keeps one RELATES_TO with each other page, whichever way round it is stored (see
+# WRITE_RELATIONS): `from`'s links to a page `into` already links to join that link, and the
+# others are made anew, with their sources, works-at sources and whether a person made them.
+FOLD_RELATES_TO = """
+MATCH (y:Page {owner: $owner, slug: $from_slug})-[r:RELATES_TO]-(q:Page {owner: $owner}),
       (x:Page {owner: $owner, slug: $into_slug})
 WHERE q <> x
-MERGE (x)-[n:$(type(r))]->(q)
+WITH x, q, collect(r) AS links
+OPTIONAL MATCH (x)-[e:RELATES_TO]-(q)
+WITH x, q, links, head(collect(e)) AS existing
+WITH x, q, links, existing,
+     reduce(acc = [], r IN links | acc + [s IN coalesce(r.sources, []) WHERE NOT s IN acc]) AS sources,
+     reduce(acc = null, r IN links | CASE WHEN r.works_at IS NULL THEN acc
+            ELSE coalesce(acc, []) + [s IN r.works_at WHERE NOT s IN coalesce(acc, [])] END) AS works_at,
+     any(r IN links WHERE coalesce(r.manual, false)) AS manual,
+     reduce(first = null, r IN links | CASE WHEN first IS NULL OR r.created_at < first THEN r.created_at
+            ELSE first END) AS created_at
+CALL (x, q, existing, sources, works_at, manual, created_at) {
+  WITH * WHERE existing IS NULL
+  CREATE (x)-[n:RELATES_TO]->(q)
+  SET n.created_at = created_at, n.sources = sources, n.manual = manual, n.works_at = works_at
+}
+CALL (existing, sources, works_at, manual) {
+  WITH * WHERE existing IS NOT NULL
+  SET existing.sources = coalesce(existing.sources, []) + [s IN sources WHERE NOT s IN coalesce(existing.sources, [])],
+      existing.manual = coalesce(existing.manual, false) OR manual,
+      existing.works_at = CASE WHEN works_at IS NULL THEN existing.works_at
+                          ELSE coalesce(existing.works_at, []) + [s IN works_at WHERE NOT s IN coalesce(existing.works_at, [])] END
+}
+FOREACH (r IN links | DELETE r)
+"""
+FOLD_IN_CONTEXT = """
+MATCH (y:Page {owner: $owner, slug: $from_slug})-[r:IN_CONTEXT]->(q:Page {owner: $owner}),
+      (x:Page {owner: $owner, slug: $into_slug})
+WHERE q <> x
+MERGE (x)-[n:IN_CONTEXT]->(q)
   ON CREATE SET n.created_at = r.created_at, n.sources = [], n.manual = coalesce(r.manual, false)
 SET n.sources = n.sources + [s IN coalesce(r.sources, []) WHERE NOT s IN n.sources],
-    n.works_at = CASE WHEN r.works_at IS NULL THEN n.works_at
-                      ELSE coalesce(n.works_at, []) + [s IN r.works_at WHERE NOT s IN coalesce(n.works_at, [])] END
+    n.manual = coalesce(n.manual, false) OR coalesce(r.manual, false)
 DELETE r
 """
-FOLD_LINKS_IN = """
-MATCH (y:Page {owner: $owner, slug: $from_slug})<-[r:RELATES_TO|IN_CONTEXT]-(q:Page {owner: $owner}),
+# The person's answers stay true of the merged page: what `from` is not, `into` is not (and a
+# pair to review between the two closes); a pair still to review moves over unless answered.
+FOLD_NOT_SAME = """
+MATCH (y:Page {owner: $owner, slug: $from_slug})-[:NOT_SAME]-(q:Page {owner: $owner}),
       (x:Page {owner: $owner, slug: $into_slug})
 WHERE q <> x
-MERGE (q)-[n:$(type(r))]->(x)
-  ON CREATE SET n.created_at = r.created_at, n.sources = [], n.manual = coalesce(r.manual, false)
-SET n.sources = n.sources + [s IN coalesce(r.sources, []) WHERE NOT s IN n.sources],
-    n.works_at = CASE WHEN r.works_at IS NULL THEN n.works_at
-                      ELSE coalesce(n.works_at, []) + [s IN r.works_at WHERE NOT s IN coalesce(n.works_at, [])] END
-DELETE r
+WITH DISTINCT x, q
+OPTIONAL MATCH (x)-[pair:POSSIBLY_SAME]-(q)
+WITH x, q, collect(pair) AS pairs
+FOREACH (p IN pairs | DELETE p)
+WITH x, q
+WHERE NOT (x)-[:NOT_SAME]-(q)
+CREATE (x)-[:NOT_SAME {created_at: datetime()}]->(q)
+"""
+FOLD_REVIEW_PAIRS = """
+MATCH (y:Page {owner: $owner, slug: $from_slug})-[r:POSSIBLY_SAME]-(q:Page {owner: $owner}),
+      (x:Page {owner: $owner, slug: $into_slug})
+WHERE q <> x AND NOT (x)-[:NOT_SAME]-(q) AND NOT (x)-[:POSSIBLY_SAME]-(q)
+WITH x, q, r ORDER BY r.score DESC
+WITH x, q, head(collect(r)) AS best
+CREATE (x)-[:POSSIBLY_SAME {score: best.score, evidence: best.evidence, created_at: best.created_at}]->(q)
 """
 FOLD_PAGE = """
 MATCH (y:Page {owner: $owner, slug: $from_slug}), (x:Page {owner: $owner, slug: $into_slug})
@@ -351,7 +393,8 @@ DETACH DELETE y
 
 
 def fold_page(tx: neo4j.ManagedTransaction, owner: str, from_slug: str, into_slug: str, evidence: str) -> None:
-    for statement in (FOLD_FACTS, FOLD_MENTIONS, FOLD_LINKS_OUT, FOLD_LINKS_IN, FOLD_PAGE):
+    for statement in (FOLD_FACTS, FOLD_MENTIONS, FOLD_RELATES_TO, FOLD_IN_CONTEXT, FOLD_NOT_SAME, FOLD_REVIEW_PAIRS,
+                      FOLD_PAGE):
         tx.run(statement, owner=owner, from_slug=from_slug, into_slug=into_slug, evidence=evidence).consume()
 
 
@@ -378,7 +421,8 @@ def source_states(tx: neo4j.ManagedTransaction, owner: str, ids: list[str]) -> d
 def known_pages(tx: neo4j.ManagedTransaction, owner: str) -> list[KnownPage]:
     return [
         KnownPage(slug=r["slug"], title=r["title"], kind=PageKind(r["kind"]), name_keys=r["name_keys"],
-                  kind_by_hand=r["kind_by_hand"], kind_by_rule=r["kind_by_rule"], not_same=r["not_same"])
+                  kind_by_hand=r["kind_by_hand"], kind_by_rule=r["kind_by_rule"], not_same=r["not_same"],
+                  former_slugs=r["former_slugs"])
         for r in tx.run(KNOWN_PAGES, owner=owner)
     ]
 
