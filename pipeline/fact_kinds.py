@@ -454,7 +454,10 @@ def _classify(text: str) -> FactTyping:
         return FactTyping(FactKind.QUESTION, due=due)
     text = stated_part(text)  # "Once you've decided…", "you must first decide whether…": no decision, nothing open
     requirement = _lays_down_a_requirement(text) and not due
-    if _PENDING.search(text) and not requirement:
+    pending = _PENDING.search(text)
+    if pending and not requirement and not _decides(text[: pending.start()]):
+        # 'We decided that we need to agree on the problems first': what was decided leaves a step to
+        # come, and it is a decision all the same; 'We still need to decide whether …' is open.
         return FactTyping(FactKind.QUESTION, due=due)
     if _decides(text):
         owner, at = _first_owner(text, _DECIDER)
