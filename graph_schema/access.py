@@ -70,6 +70,7 @@ class AccessKey(BaseModel):
     scope: KeyScope
     can_write: bool
     full_context: bool
+    upkeep: bool = False  # may use the graph-upkeep tools, when the server offers them
     paused: bool = False
     revoked: bool = False
     created_at: datetime | None = None
@@ -85,6 +86,7 @@ class Access(BaseModel):
     scope: KeyScope = Field(default_factory=KeyScope)
     can_write: bool = True
     full_context: bool = True
+    upkeep: bool = True  # the person themselves may; a key only if created with --upkeep
     paused: bool = False
 
     @property
@@ -104,7 +106,7 @@ class Access(BaseModel):
     @classmethod
     def of_key(cls, key: AccessKey) -> Access:
         return cls(owner=key.owner, key_id=key.id, key_name=key.name, scope=key.scope,
-                   can_write=key.can_write, full_context=key.full_context, paused=key.paused)
+                   can_write=key.can_write, full_context=key.full_context, upkeep=key.upkeep, paused=key.paused)
 
 
 class NewKey(BaseModel):

@@ -203,6 +203,8 @@ class Settings(BaseSettings):
         "write tool) makes it read again on the next call; only writers on another machine sharing "
         "NEO4J_URI go unseen for up to this long. 0 reads Neo4j on every call.",
     )
+    upkeep_tools: bool = Field(default=False, description="Offer the graph-upkeep tools over MCP (review, merge_pages) "
+                               "besides the ten: to the person over stdio, and over HTTP to keys created with --upkeep.")
     rate_limit_calls_per_minute: int = Field(default=120, description="Tool calls per person per minute, across all their keys.")
     rate_limit_submissions_per_minute: int = Field(default=20, description="edit_page_body calls plus HTTP uploads per person per minute.")
     max_upload_bytes: int = Field(default=10_000_000, description="POST /api/upload refuses larger bodies.")

@@ -32,7 +32,7 @@ def add_owner(tx: db.Tx, name: str, owner_id: str | None = None) -> str:
 
 
 def create_key(
-    tx: db.Tx, owner: str, name: str, scope: KeyScope, *, can_write: bool, full_context: bool
+    tx: db.Tx, owner: str, name: str, scope: KeyScope, *, can_write: bool, full_context: bool, upkeep: bool = False
 ) -> NewKey:
     """A new key of `owner`, with its secret (shown once). A write."""
     name = " ".join(name.split())
@@ -41,7 +41,8 @@ def create_key(
     if queries.owner_name(tx, owner) is None:
         raise InvalidRequest(f"There is no person {owner!r}; add them first with `subtext people add NAME`.")
     key_id, secret = generate_key()
-    key = AccessKey(id=key_id, owner=owner, name=name, scope=scope, can_write=can_write, full_context=full_context)
+    key = AccessKey(id=key_id, owner=owner, name=name, scope=scope, can_write=can_write, full_context=full_context,
+                    upkeep=upkeep)
     stored = queries.create_key(tx, key, hash_key(secret))
     return NewKey(key=stored, secret=secret)
 

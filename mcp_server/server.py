@@ -14,6 +14,7 @@ from typing import Annotated, TypeVar
 import anyio
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
+from fastmcp.server.auth import AuthContext
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
@@ -29,6 +30,8 @@ from mcp_server.upload import build_upload_endpoint
 from mcp_server.service import (
     GraphService,
     LinkAnswer,
+    MergeAnswer,
+    ReviewAnswer,
     PageAnswer,
     ScopeAnswer,
     EditAnswer,
@@ -61,6 +64,13 @@ WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHin
 # Each edit_page_body call is a new submission (a new source, new pages): calling it twice is not calling it once.
 SUBMIT = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False)
 SLUG = Field(description="A page's slug, exactly as search, graph_snapshot or a link gave it. Never guess one.")
+
+
+def _may_upkeep(context: AuthContext) -> bool:
+    """Whether an HTTP caller's key lists the upkeep tools (over stdio they are listed, and each
+    call checks its caller as over HTTP)."""
+    access = context.token.claims.get("access") if context.token is not None else None
+    return isinstance(access, Access) and access.upkeep and access.sees_everything
 
 
 def _version() -> str:
@@ -253,4 +263,33 @@ def build_server(service: GraphService | None = None, *, stdio: bool = False) ->
         (either way round) says so; a slug that does not exist is an error."""
         return _call("link_pages", lambda a: service.link_pages(a, from_slug, to_slug))
 
+    if settings.upkeep_tools:
+        _add_upkeep_tools(mcp, service, _call)
     return mcp
+
+
+def _add_upkeep_tools(mcp: FastMCP, service: GraphService, call: Callable[[str, Callable[[Access], T]], T]) -> None:
+    """The graph-upkeep group (issue 19): opt-in on the server (SUBTEXT_UPKEEP_TOOLS) and per key
+    (`subtext keys create --upkeep`), so an assistant that knows only the ten tools sees nothing new."""
+
+    @mcp.tool(title="Review likely duplicates", annotations=READ_ONLY, auth=_may_upkeep)
+    def review(
+        limit: Annotated[int, Field(description="How many pairs to return (1-50), most alike first.", ge=1, le=50)] = 10,
+    ) -> ReviewAnswer:
+        """Pairs of pages that may be one thing (two pages for one company, a person under two
+        spellings), with the evidence that made the pipeline unsure (a shared name, a similar
+        context). Show them to the person before merging anything; pairs they said are different
+        things are never listed again. merge_pages shows what a merge would move."""
+        return call("review", lambda a: service.review(a, limit))
+
+    @mcp.tool(title="Merge pages", annotations=WRITE, auth=_may_upkeep)
+    def merge_pages(
+        from_slug: Annotated[str, Field(description="The page to fold away (its slug keeps reading the merged page).")],
+        into_slug: Annotated[str, Field(description="The page to keep.")],
+        dry_run: Annotated[bool, Field(description="true (the default): only say what would move. false: merge.")] = True,
+    ) -> MergeAnswer:
+        """Folds one page into another, as the pipeline folds a duplicate: its facts, the sources that
+        name it, its links and its names move over, and its slug keeps reading the merged page. By
+        default a dry run that changes nothing: show the person what would move, and merge
+        (dry_run false) only when they agree. Your own page and focus areas are never merged."""
+        return call("merge_pages", lambda a: service.merge_pages(a, from_slug, into_slug, dry_run))

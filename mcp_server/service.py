@@ -37,6 +37,7 @@ from knowledge.scoped_search import fulltext_in_scope, semantic_in_scope
 from knowledge.compile import parse_freshness, render_narrative, render_summary
 from knowledge.types import BriefView, CompileAnswer, CompiledPackage, Depth, Shape
 from knowledge.compile_gather import gather
+from knowledge.page_merges import PageMerge, ReviewPair, list_review_pairs, merge_pages
 from pipeline.embedding import embed_text, embed_texts, embed_texts_remembered
 from mcp_server.scoped_writes import check_submission_in_scope, home_focus, refuse_new_project
 
@@ -103,6 +104,22 @@ class EditAnswer(BaseModel):
     pages_updated: list[PageRef]
     facts_added: int
     focus_created: PageRef | None = None
+    message: str
+    sources: list[PageRef] = Field(default_factory=list)
+
+
+class ReviewAnswer(BaseModel):
+    """Pairs of pages that may be one thing, most alike first, with why resolution thought so."""
+
+    pairs: list[ReviewPair]
+    message: str
+    sources: list[PageRef] = Field(default_factory=list)
+
+
+class MergeAnswer(BaseModel):
+    """What merge_pages moved (or, in a dry run, would move)."""
+
+    merge: PageMerge
     message: str
     sources: list[PageRef] = Field(default_factory=list)
 
@@ -449,6 +466,54 @@ class GraphService:
             return LinkAnswer(message=f"{from_slug} and {to_slug} were linked by their documents; the link is now "
                                       "also yours, so it stays if those documents change.")
         return LinkAnswer(message=f"{from_slug} and {to_slug} were already linked; nothing changed.")
+
+    # ------------------------------------------------------------------ upkeep (an opt-in group)
+
+    @staticmethod
+    def check_upkeep(access: Access) -> None:
+        """The upkeep tools act on the whole graph: they need a key made for them, with scope full."""
+        GraphService.check_active(access)
+        if not access.upkeep:
+            raise AccessRefused(
+                f"The key {access.key_name!r} may not use the graph-upkeep tools. The person can create a key "
+                "that may with `subtext keys create NAME --upkeep` (with --write to merge)."
+            )
+        if not access.sees_everything:
+            raise AccessRefused(
+                f"The key {access.key_name!r} sees part of the graph ({access.scope}), and merging pages moves "
+                "facts of every focus area: the upkeep tools need a key with scope full."
+            )
+
+    def review(self, access: Access, limit: int) -> ReviewAnswer:
+        self.check_upkeep(access)
+        pairs = db.read(self.driver(), list_review_pairs, access.owner, min(limit, self.settings.review_max_pairs))
+        if not pairs:
+            message = "No pages to review: no two pages are thought to be one thing."
+        else:
+            message = (f"{len(pairs)} pair{'s' if len(pairs) > 1 else ''} of pages that may be one thing. Show them to "
+                       "the person; merge_pages(from_slug, into_slug) shows what a merge would move.")
+        refs = {ref.slug: ref for pair in pairs for ref in (pair.page, pair.other)}
+        return ReviewAnswer(pairs=pairs, message=message, sources=list(refs.values()))
+
+    def merge_pages(self, access: Access, from_slug: str, into_slug: str, dry_run: bool) -> MergeAnswer:
+        self.check_upkeep(access)
+        if not dry_run:
+            self.check_can_write(access)
+        from_slug, into_slug = self._ref(access, from_slug).slug, self._ref(access, into_slug).slug
+        if from_slug == into_slug:
+            raise InvalidRequest("These two slugs name one page already (one was merged into the other); nothing to merge.")
+        run = db.read if dry_run else db.write
+        merge = run(self.driver(), merge_pages, access.owner, from_slug, into_slug, not dry_run)
+        moved = (f"{merge.facts} fact{'s' if merge.facts != 1 else ''}, {merge.sources} source"
+                 f"{'s' if merge.sources != 1 else ''} and {merge.links} link{'s' if merge.links != 1 else ''}")
+        if dry_run:
+            message = (f"Would merge {merge.from_page.title!r} into {merge.into_page.title!r}, moving {moved}. Nothing "
+                       "changed: ask the person, then call again with dry_run false.")
+        else:
+            message = (f"Merged {merge.from_page.title!r} into {merge.into_page.title!r}: {moved} moved, and "
+                       f"{from_slug!r} now reads {into_slug!r}.")
+        return MergeAnswer(merge=merge, message=message, sources=[merge.into_page] if not dry_run
+                           else [merge.from_page, merge.into_page])
 
     def _exists(self, access: Access, slug: str, visible: list[str] | None) -> bool:
         return bool(db.read(self.driver(), page_refs, access.owner, [slug], visible))

@@ -92,17 +92,20 @@ def keys_create(
     write: bool = typer.Option(False, "--write/--read-only", help="Allow the write tools and uploads (default read-only)."),
     full_context: bool = typer.Option(True, "--full-context/--limited-context",
                                       help="Full context is needed for edit_page_body (default on)."),
+    upkeep: bool = typer.Option(False, "--upkeep", help="Also allow the graph-upkeep tools (review, merge_pages) when "
+                                "the server offers them (SUBTEXT_UPKEEP_TOOLS); they need scope full."),
 ) -> None:
     """Create a key and print it once (only its hash is stored)."""
     from knowledge.keys import create_key
 
     with open_graph(ready=True) as driver:
         made = db.write(driver, create_key, person or get_settings().owner, name, KeyScope.parse(scope),
-                        can_write=write, full_context=full_context)
+                        can_write=write, full_context=full_context, upkeep=upkeep)
     key = made.key
     console.print(
         f"Created key {key.name!r} ({key.id}) for {key.owner}: scope {key.scope}, "
-        f"{'read + write' if key.can_write else 'read-only'}, {'full' if key.full_context else 'limited'} context. "
+        f"{'read + write' if key.can_write else 'read-only'}, {'full' if key.full_context else 'limited'} context"
+        f"{', upkeep tools' if key.upkeep else ''}. "
         "It is shown once; keep it somewhere safe:"
     )
     out.print(made.secret)
@@ -117,9 +120,9 @@ def keys_list(person: str = typer.Option(None, "--person", help="Only this perso
     for k in keys:
         state = "revoked" if k.revoked else "paused" if k.paused else "active"
         rows.append([k.id, k.owner, k.name, str(k.scope), "read + write" if k.can_write else "read-only",
-                     "full" if k.full_context else "limited", state,
+                     "full" if k.full_context else "limited", "yes" if k.upkeep else "no", state,
                      f"{k.last_used_at:%Y-%m-%d %H:%M}" if k.last_used_at else "never"])
-    print_table(out, ["id", "person", "name", "scope", "access", "context", "state", "last used"], rows)
+    print_table(out, ["id", "person", "name", "scope", "access", "context", "upkeep", "state", "last used"], rows)
 
 
 def _change(name: str, person: str | None, action: str) -> None:

@@ -107,14 +107,14 @@ class Served:
 
 
 def make_key(graph, name: str = "test client", scope: str = "full", *, write: bool = True,
-             full_context: bool = True, owner: str | None = None) -> str:
+             full_context: bool = True, owner: str | None = None, upkeep: bool = False) -> str:
     from graph_schema.access import KeyScope
     from knowledge.keys import add_owner, create_key
 
     owner = owner or graph["owner"]
     db.write(graph["driver"], add_owner, owner, owner)
     return db.write(graph["driver"], create_key, owner, name, KeyScope.parse(scope), can_write=write,
-                      full_context=full_context).secret
+                      full_context=full_context, upkeep=upkeep).secret
 
 
 def _serve(graph, **settings: str):
@@ -155,6 +155,12 @@ def served(graph):
 def mcp(served):
     """The test person's server over Streamable HTTP, with a full read + write key."""
     return served.mcp()
+
+
+@pytest.fixture()
+def served_with_upkeep(graph):
+    """The server offering the graph-upkeep tools (SUBTEXT_UPKEEP_TOOLS) to keys made for them."""
+    yield from _serve(graph, SUBTEXT_UPKEEP_TOOLS="true")
 
 
 @pytest.fixture()

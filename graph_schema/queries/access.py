@@ -11,7 +11,7 @@ from graph_schema.access import AccessKey, KeyScope, ScopeKind
 CREATE_KEY = """
 MATCH (o:Owner {id: $owner})
 CREATE (k:AccessKey {id: $id, owner: $owner, name: $name, hash: $hash, scope: $scope,
-                     can_write: $can_write, full_context: $full_context, paused: false, revoked: false,
+                     can_write: $can_write, full_context: $full_context, upkeep: $upkeep, paused: false, revoked: false,
                      created_at: datetime()})
 CREATE (o)-[:HAS_KEY]->(k)
 RETURN k
@@ -90,7 +90,7 @@ def create_key(tx: neo4j.ManagedTransaction, key: AccessKey, key_hash: str) -> A
     """Store a key for an existing person (None if the person does not exist)."""
     record = tx.run(
         CREATE_KEY, owner=key.owner, id=key.id, name=key.name, hash=key_hash,
-        scope=key.scope.model_dump_json(), can_write=key.can_write, full_context=key.full_context,
+        scope=key.scope.model_dump_json(), can_write=key.can_write, full_context=key.full_context, upkeep=key.upkeep,
     ).single()
     return _key(record["k"]) if record else None
 
