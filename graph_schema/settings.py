@@ -169,6 +169,10 @@ class Settings(BaseSettings):
     closing_min_similarity: float = Field(default=0.6, description="A report of work done also closes an open item it shares fewer words with when their sentences' embeddings (all-MiniLM-L6-v2, cosine) are at least this similar ('will get the insurance quote' / 'has shared the quote from the insurer' 0.75; the same person sending other minutes 0.50). Above 1 closes by shared words only.")
     get_page_max_facts: int = 200
     get_page_max_links: int = Field(default=500, description="get_page lists at most this many of a page's links, strongest first.")
+    duplicate_scan_max_pages: int = Field(default=5_000, gt=0, description="The near-duplicate scan looks at most this many pages changed since its last run, the most recently changed first.")
+    duplicate_scan_neighbours: int = Field(default=5, gt=0, description="The near-duplicate scan compares each page with this many nearest pages by vector.")
+    duplicate_scan_min_name_similarity: float = Field(default=85.0, description="Name similarity (0-100) from which the near-duplicate scan calls two names spelled alike.")
+    duplicate_scan_cron: str = Field(default="0 3 * * *", description="When the Dagster schedule runs the near-duplicate scan (cron, the Dagster instance's time zone).")
     review_max_pairs: int = Field(default=50, description="`subtext review` lists at most this many pairs of pages that may be one thing, most alike first.")
     export_batch_size: int = Field(default=1_000, gt=0, description="`subtext export` reads a graph this many records per query.")
     import_batch_size: int = Field(default=500, gt=0, description="`subtext import` writes this many records per statement (all in one transaction).")

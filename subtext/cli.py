@@ -230,6 +230,8 @@ def review(
     not_same: tuple[str, str] | None = typer.Option(
         None, "--not-same", metavar="SLUG OTHER_SLUG",
         help="Say two pages are different things: their pair closes and is never proposed again."),
+    scan: bool = typer.Option(False, "--scan", help="First look for near-duplicates among the pages changed since "
+                              "the last scan (the Dagster schedule scan_duplicates does this nightly)."),
 ) -> None:
     """List pages that may be one thing, with why (`subtext merge` folds one into the other)."""
     from graph_schema import db
@@ -237,6 +239,12 @@ def review(
 
     settings = get_settings()
     with open_graph() as driver:
+        if scan:
+            from pipeline.duplicate_scan import scan_for_duplicates
+
+            done = scan_for_duplicates(driver, settings.owner, settings)
+            out.print(f"Scanned {counted(done.pages_scanned, 'page')} changed since the last scan: "
+                      f"{counted(done.pairs_recorded, 'new pair')} to review.")
         if not_same:
             closed = db.write(driver, mark_not_same, settings.owner, *not_same)
             out.print(f"{not_same[0]} and {not_same[1]} are different things; "

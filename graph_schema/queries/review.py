@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import neo4j
 
-from graph_schema.queries.documents import RENDER_BODIES, fold_page
-from graph_schema.queries.owners import bump_version
+from graph_schema.kinds import ENTITY_KINDS
+from graph_schema.models import ReviewPair
+from graph_schema.queries.documents import RENDER_BODIES, WRITE_REVIEW_PAIRS, fold_page
+from graph_schema.queries.owners import bump_version, lock_graph
 
 REVIEW_PAIRS = """
 MATCH (a:Page {owner: $owner})-[r:POSSIBLY_SAME]->(b:Page {owner: $owner})
@@ -68,3 +70,39 @@ def merge_pages(tx: neo4j.ManagedTransaction, owner: str, from_slug: str, into_s
     fold_page(tx, owner, from_slug, into_slug, evidence)
     tx.run(RENDER_BODIES, owner=owner, slugs=[into_slug]).consume()
     bump_version(tx, owner)
+
+
+# The near-duplicate scan (pipeline.duplicate_scan) looks again at pages changed since its last run:
+# their stored vectors, names, and the pages already paired with them or kept apart from them.
+PAGES_TO_SCAN = """
+MATCH (o:Owner {id: $owner})
+MATCH (p:Page {owner: $owner})
+WHERE p.kind IN $kinds AND p.embedding IS NOT NULL
+  AND (o.duplicates_scanned_at IS NULL OR p.updated_at >= o.duplicates_scanned_at)
+WITH p ORDER BY p.updated_at DESC LIMIT $limit
+RETURN p.slug AS slug, p.embedding AS embedding,
+       [(p)-[:NOT_SAME|POSSIBLY_SAME]-(q:Page {owner: $owner}) | q.slug] AS settled
+"""
+
+# The pairs found go through the write path's own statement (never a pair the person answered),
+# and the scan's start time is kept: what changes from then on is looked at next time.
+MARK_SCANNED = """
+MATCH (o:Owner {id: $owner})
+SET o.duplicates_scanned_at = $started
+"""
+
+
+def pages_to_scan(tx: neo4j.ManagedTransaction, owner: str, limit: int) -> list[dict]:
+    kinds = [k.value for k in ENTITY_KINDS]
+    return [dict(r) for r in tx.run(PAGES_TO_SCAN, owner=owner, kinds=kinds, limit=limit)]
+
+
+def record_scan(tx: neo4j.ManagedTransaction, owner: str, pairs: list[ReviewPair], started) -> int:
+    """Record the pairs a scan found and when it started; returns how many pairs are new."""
+    lock_graph(tx, owner)  # the person's write lock first, in the order every writer takes it
+    written = tx.run(WRITE_REVIEW_PAIRS, owner=owner, pairs=[p.model_dump() for p in pairs]).consume()
+    tx.run(MARK_SCANNED, owner=owner, started=started).consume()
+    created = written.counters.relationships_created
+    if created:
+        bump_version(tx, owner)  # get_page lists the pairs as links
+    return created
