@@ -400,6 +400,21 @@ _VOTE_OUTCOME = re.compile(
 )
 
 
+# 'We decided that we need to agree on the problems first': a decision whose content is a step still
+# to take. Only a decision that governs what follows ('decided that …'), unnegated ('We haven't
+# decided yet; we need to …') and in the same clause ('… approved the budget, but the venue is still
+# to be decided' leaves the venue open).
+_DECIDED_THAT = re.compile(r"\b(?:decided|agreed|resolved|concluded)\s+that\b(?P<rest>[^;]*)$", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:not|never|no\s+one|nobody|none)\b|n't\b", re.IGNORECASE)
+_CLAUSE_BREAK = re.compile(r"\b(?:but|although|though|however|yet)\b|;", re.IGNORECASE)
+
+
+def _decided_that(before_pending: str) -> bool:
+    decided = _DECIDED_THAT.search(before_pending)
+    return bool(decided and not _NEGATION.search(before_pending, 0, decided.start())
+                and not _CLAUSE_BREAK.search(decided.group("rest")))
+
+
 def _decides(text: str) -> bool:
     """A decision word that states a decision: not in a condition ('If you submit it late, it is
     rejected'), not as a possibility ('so that it won't get rejected', 'may be accepted') and not
@@ -455,9 +470,7 @@ def _classify(text: str) -> FactTyping:
     text = stated_part(text)  # "Once you've decided…", "you must first decide whether…": no decision, nothing open
     requirement = _lays_down_a_requirement(text) and not due
     pending = _PENDING.search(text)
-    if pending and not requirement and not _decides(text[: pending.start()]):
-        # 'We decided that we need to agree on the problems first': what was decided leaves a step to
-        # come, and it is a decision all the same; 'We still need to decide whether …' is open.
+    if pending and not requirement and not _decided_that(text[: pending.start()]):
         return FactTyping(FactKind.QUESTION, due=due)
     if _decides(text):
         owner, at = _first_owner(text, _DECIDER)

@@ -334,9 +334,16 @@ def test_a_vote_s_outcome_in_minutes_is_a_decision(sentence, kind):
         # what was decided may be a step still to take: a decision all the same (seen failing: open questions)
         ("We decided that we need to agree on the current problems before we evaluate any proposal.", D),
         ("The council agreed that the mayor will decide on the route in June.", D),
-        # a decision still to make, whatever decision word follows it, is open
+        # a decision still to make is open, whatever decision word comes before or after it
+        # (the first version took these for decisions: found in review)
         ("We still need to decide whether the pilot we agreed on goes ahead.", Q),
         ("It has not been decided yet which vendor gets the contract.", Q),
+        ("We haven't decided yet; we need to agree on the vendor first.", Q),
+        ("Nobody has agreed on the budget, and we need to decide by Friday.", Q),
+        ("No one has approved it yet and we need to choose a supplier.", Q),
+        ("The board approved the budget, but the venue is still to be decided.", Q),
+        ("We agreed to meet on Tuesday, but we still need to decide the venue.", Q),
+        ("We haven't agreed that we need to decide anything yet.", Q),
     ],
 )
 def test_a_decision_to_take_a_step_later_is_a_decision(sentence, kind):
