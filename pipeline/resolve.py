@@ -160,6 +160,13 @@ class PageIndex:
         for key in [k for k, s in titles.items() if s == from_slug]:
             del titles[key]
         self.add_names(into_slug, [*page.name_keys, normalise_name(page.title)])
+        # what the person said of the folded page holds for the page it joined (as FOLD_NOT_SAME does)
+        into = self.pages[into_slug]
+        for other in page.not_same:
+            if other != into_slug and other not in into.not_same:
+                into.not_same.append(other)
+            if other in self.pages and into_slug not in self.pages[other].not_same:
+                self.pages[other].not_same.append(into_slug)
 
     def add_names(self, slug: str, keys: list[str]) -> None:
         page = self.pages[slug]
