@@ -170,7 +170,10 @@ class Settings(BaseSettings):
     get_page_max_facts: int = 200
     get_page_max_links: int = Field(default=500, description="get_page lists at most this many of a page's links, strongest first.")
     duplicate_scan_max_pages: int = Field(default=5_000, gt=0, description="The near-duplicate scan looks at most this many pages changed since its last run, the most recently changed first.")
-    duplicate_scan_neighbours: int = Field(default=5, gt=0, description="The near-duplicate scan compares each page with this many nearest pages by vector.")
+    duplicate_scan_neighbours: int = Field(default=25, gt=0, description="The near-duplicate scan compares each page with this many nearest pages by vector.")
+    duplicate_scan_min_shared_links: int = Field(default=2, gt=0, description="Two pages alike by name that are described differently are paired for review when both are linked to at least this many same things.")
+    duplicate_scan_max_pages_per_word: int = Field(default=50, gt=1, description="The near-duplicate scan compares pages through a rare word of their names only while at most this many pages share it.")
+    duplicate_scan_overlap_seconds: int = Field(default=600, ge=0, description="Each near-duplicate scan looks again at pages changed this long before the previous one ended (a write under way then is seen).")
     duplicate_scan_min_name_similarity: float = Field(default=85.0, description="Name similarity (0-100) from which the near-duplicate scan calls two names spelled alike.")
     duplicate_scan_cron: str = Field(default="0 3 * * *", description="When the Dagster schedule runs the near-duplicate scan (cron, the Dagster instance's time zone).")
     review_max_pairs: int = Field(default=50, description="`subtext review` lists at most this many pairs of pages that may be one thing, most alike first.")

@@ -1,22 +1,28 @@
 """The periodic near-duplicate scan (issue 19): pages that may be one thing, found after the fact.
 
 Resolution compares a mention with the pages there are when its document is read. Pages change
-later (new aliases, facts, vectors), and two pages made in one batch never met a stored vector.
-The scan looks again at each page changed since its last run: the nearest pages of a compatible
-kind by stored vector, and among those the ones whose names are alike in a way that can mean one
-thing (the same name, forms of one person's name, an abbreviation, a short form, a near
-spelling). Such a pair is recorded for review (POSSIBLY_SAME) with its evidence, never merged: a
-person decides with `subtext review` / `subtext merge`. Names alone never pair: two pages must
-also be described alike (at least `review_band_low`), so 'Mark Chen' and 'Lily Chen' or two
-firms called 'Acme …' in unrelated contexts stay apart.
+later (new aliases, facts, links), and two pages made in one batch never met each other's stored
+vector. The scan looks again at each page changed since its last run, against the pages near it
+by stored vector and the pages that share a rare word of its names, and keeps a pair when:
+
+- its names can name one thing: the same name, forms of one person's name ('William Ortega' /
+  'Bill Ortega'), a lone name and a full one ('Obama' / 'Barack Obama'), an abbreviation, a firm's
+  short form, or a near spelling; a part of a name that fits several pages pairs with none;
+- and something besides the name agrees: they are described alike (cosine at least
+  `review_band_low`), or they are linked to `duplicate_scan_min_shared_links` same things. Pages
+  named in one document are described alike and linked alike by that document alone, so there
+  only a whole name (the same, a person's other form, a near spelling) counts.
+
+A pair is recorded for review (POSSIBLY_SAME) with its evidence, never merged: the person decides
+with `subtext review` and `subtext merge` (or the upkeep tools).
 """
 
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
 
 import neo4j
+import numpy as np
 from pydantic import BaseModel
 from rapidfuzz import fuzz
 
@@ -27,6 +33,7 @@ from graph_schema.queries import review
 from graph_schema.queries.documents import known_pages
 from graph_schema.queries.search import vector_candidates
 from graph_schema.settings import Settings
+from graph_schema.slugs import normalise_name
 from pipeline import names
 from pipeline.resolve import compatible_kinds
 
@@ -36,7 +43,7 @@ class DuplicateScan(BaseModel):
 
     owner: str
     pages_scanned: int
-    pairs_found: int  # pairs alike by name and context, before those already recorded or answered
+    pairs_found: int  # pairs alike by name and by context or links, before those already recorded, before those already recorded or answered
     pairs_recorded: int  # new POSSIBLY_SAME pairs
 
 
@@ -45,63 +52,162 @@ def _numbers(title: str) -> set[str]:
     return set(re.findall(r"\d+", title))
 
 
-def names_alike(a: KnownPage, b: KnownPage, settings: Settings) -> str | None:
-    """How two pages' names could name one thing, in words for the evidence; None if they cannot."""
+class NameLikeness(BaseModel):
+    """Why two names may name one thing. `same`: one name, as the pages' names or in its singular
+    and plural ('webhook' / 'webhooks'), the only likeness that counts between pages of one
+    document (there, resolution saw both names and kept them apart). `part` is the slug of the page
+    whose name is a part of the other's ('Obama' / 'Barack Obama', 'Celtics' / 'Boston Celtics'):
+    it may fit several pages."""
+
+    evidence: str
+    same: bool = False
+    part: str | None = None
+    one_document: bool = False  # both pages are named in one document
+
+
+def _singular(key: str) -> str:
+    return key[:-1] if key.endswith("s") and not key.endswith("ss") else key
+
+
+def _acronym(title: str) -> bool:
+    letters = [c for c in title if c.isalpha()]
+    return 2 <= len(letters) and all(c.isupper() for c in letters) and " " not in title.strip()
+
+
+def names_alike(a: KnownPage, b: KnownPage, settings: Settings) -> NameLikeness | None:
+    """How two pages' names could name one thing; None if they cannot."""
+    short, long = sorted((a, b), key=lambda p: (len(p.title), p.slug))
     if a.kind is PageKind.PERSON and b.kind is PageKind.PERSON:
         words_a, words_b = (names.name_key(p.title, True).split() for p in (a, b))
         if words_a == words_b:
-            return f"both are called {a.title!r}"
+            return NameLikeness(evidence=f"both are called {a.title!r}", same=True)
         if names.same_person_name(words_a, words_b) or names.same_name_misspelt(words_a, words_b):
-            return f"{a.title!r} and {b.title!r} can be forms of one person's name"
-        return None  # a shared surname or given name alone says nothing about two people
+            return NameLikeness(evidence=f"{a.title!r} and {b.title!r} can be forms of one person's name")
+        short_words, long_words = sorted((words_a, words_b), key=len)
+        if len(short_words) == 1 and len(long_words) >= 2 and short_words[0] in (long_words[0], long_words[-1]):
+            return NameLikeness(evidence=f"{short.title!r} can be {long.title!r}", part=short.slug)
+        return None  # two full names that share a surname or a given name are two people
     shared = sorted(set(a.name_keys) & set(b.name_keys))
     if shared:
-        return f"both are called {shared[0]!r}"
-    short, long = sorted((a, b), key=lambda p: len(p.title))
-    if names.abbreviates(short.title, long.title):
-        return f"{short.title!r} can abbreviate {long.title!r}"
+        return NameLikeness(evidence=f"both are called {shared[0]!r}", same=True)
+    key_a, key_b = normalise_name(a.title), normalise_name(b.title)
+    if key_a and key_a == key_b:
+        return NameLikeness(evidence=f"both are called {a.title!r}", same=True)
+    if key_a and _singular(key_a) == _singular(key_b):
+        return NameLikeness(evidence=f"{a.title!r} and {b.title!r} are one name, singular and plural", same=True)
+    # 'NOAA' / 'National Oceanic and Atmospheric Administration'; not 'BDFL' / 'BDFL-Delegate', which names more
+    if (_acronym(short.title) and short.title.lower() not in re.split(r"[^a-z0-9]+", long.title.lower())
+            and names.abbreviates(short.title, long.title)):
+        return NameLikeness(evidence=f"{short.title!r} can abbreviate {long.title!r}", part=short.slug)
     short_words, long_words = (names.name_key(p.title, False).split() for p in (short, long))
-    if (a.kind is PageKind.ORGANISATION and b.kind is PageKind.ORGANISATION
+    generic = len(short_words) == 1 and names.is_common_word(short.title.strip())  # 'Church', 'Court'
+    if (a.kind is PageKind.ORGANISATION and b.kind is PageKind.ORGANISATION and not generic
             and names.short_org_form(short_words, long_words)):
-        return f"{short.title!r} can be short for {long.title!r}"
+        return NameLikeness(evidence=f"{short.title!r} can be short for {long.title!r}", part=short.slug)
     similarity = fuzz.ratio(" ".join(short_words), " ".join(long_words))
     if similarity >= settings.duplicate_scan_min_name_similarity and _numbers(a.title) == _numbers(b.title):
-        return f"{a.title!r} and {b.title!r} are spelled alike ({similarity:.0f}/100)"
+        return NameLikeness(evidence=f"{a.title!r} and {b.title!r} are spelled alike ({similarity:.0f}/100)")
     return None
 
 
-def _nearest(tx: neo4j.ManagedTransaction, owner: str, candidates: list[dict], pages: dict[str, KnownPage],
-             limit: int) -> list[tuple[str, list[tuple[str, float]]]]:
-    """Each candidate's nearest pages of a compatible kind: (slug, [(other slug, cosine)])."""
-    found = []
-    for candidate in candidates:
-        page = pages.get(candidate["slug"])
+def _cosine(a: list[float], b: list[float]) -> float:
+    return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b) or 1.0))
+
+
+def _name_words(page: KnownPage) -> set[str]:
+    return {w for key in [normalise_name(page.title), *page.name_keys] for w in key.split() if len(w) > 2}
+
+
+def _word_index(pages: dict[str, KnownPage], settings: Settings) -> dict[str, list[str]]:
+    """Rare name word -> the pages with it. Everyday words ('court', 'john') and words of many
+    pages join nothing."""
+    index: dict[str, list[str]] = {}
+    for page in pages.values():
+        for word in _name_words(page):
+            index.setdefault(word, []).append(page.slug)
+    return {w: slugs for w, slugs in index.items()
+            if 1 < len(slugs) <= settings.duplicate_scan_max_pages_per_word and not names.is_common_word(w)}
+
+
+def _candidates(tx: neo4j.ManagedTransaction, owner: str, scanned: list[dict], pages: dict[str, KnownPage],
+                settings: Settings) -> dict[tuple[str, str], float]:
+    """(slug, other slug) -> cosine, for each scanned page and the pages near it by vector or by a
+    rare name word, of a compatible kind."""
+    words = _word_index(pages, settings)
+    found: dict[tuple[str, str], float] = {}
+    by_name: dict[str, set[str]] = {}
+    for row in scanned:
+        page = pages.get(row["slug"])
         if page is None:
             continue
-        hits = vector_candidates(tx, owner, candidate["embedding"], sorted(compatible_kinds(page.kind), key=lambda k: k.value),
-                                 limit + 1)
-        found.append((page.slug, [(slug, score) for slug, _, _, score in hits
-                                  if slug != page.slug and slug not in candidate["settled"]]))
+        kinds = compatible_kinds(page.kind)
+        hits = vector_candidates(tx, owner, row["embedding"], sorted(kinds, key=lambda k: k.value),
+                                 settings.duplicate_scan_neighbours + 1)
+        for slug, _, _, score in hits:
+            if slug != page.slug:
+                found[tuple(sorted((page.slug, slug)))] = score
+        by_name[page.slug] = {s for w in _name_words(page) for s in words.get(w, ())
+                              if s != page.slug and s in pages and pages[s].kind in kinds}
+    vectors = {row["slug"]: row["embedding"] for row in scanned}
+    missing = sorted({s for others in by_name.values() for s in others} - set(vectors))
+    vectors.update(review.page_vectors(tx, owner, missing))
+    for slug, others in by_name.items():
+        for other in others:
+            key = tuple(sorted((slug, other)))
+            if key not in found and other in vectors:
+                found[key] = _cosine(vectors[slug], vectors[other])
     return found
 
 
+def _ambiguous(pair: tuple[str, str], alike: NameLikeness, kept: dict[tuple[str, str], NameLikeness]) -> bool:
+    """A part of a name that fits several pages ('Chen' beside 'Mark Chen' and 'Lily Chen') points
+    at none of them."""
+    return alike.part is not None and any(
+        other != pair and other_alike.part == alike.part for other, other_alike in kept.items())
+
+
 def scan_for_duplicates(driver: neo4j.Driver, owner: str, settings: Settings) -> DuplicateScan:
-    """Look at the pages changed since the last scan and record the likely duplicates among their
-    nearest pages for review."""
-    started = datetime.now(timezone.utc)  # before the reads: a page changed meanwhile is looked at next time
+    """Look at the pages changed since the last scan and record the likely duplicates among the
+    pages near them for review."""
     with db.session(driver) as graph:
-        candidates = graph.read(review.pages_to_scan, owner, settings.duplicate_scan_max_pages)
+        since, mark = graph.read(review.scan_marks, owner, settings.duplicate_scan_overlap_seconds)
+        scanned = graph.read(review.pages_to_scan, owner, since, settings.duplicate_scan_max_pages,
+                             settings.given_name_max_neighbours)
+        if len(scanned) == settings.duplicate_scan_max_pages:  # the rest, changed later, is the next scan's
+            mark = review.ScanMark(scanned[-1]["updated_at"], scanned[-1]["slug"])
         pages = {p.slug: p for p in graph.read(known_pages, owner)}
-        nearest = graph.read(_nearest, owner, candidates, pages, settings.duplicate_scan_neighbours)
-        pairs: dict[tuple[str, str], ReviewPair] = {}
-        for slug, hits in nearest:
-            for other, score in hits:
-                key = tuple(sorted((slug, other)))
-                if score < settings.review_band_low or key in pairs or other not in pages:
-                    continue
-                alike = names_alike(pages[slug], pages[other], settings)
-                if alike is not None:
-                    pairs[key] = ReviewPair(slug=key[0], other_slug=key[1], score=round(score, 4),
-                                            evidence=f"{alike}, and they are described alike (cosine {score:.2f})")
-        recorded = graph.write(review.record_scan, owner, list(pairs.values()), started)
-    return DuplicateScan(owner=owner, pages_scanned=len(candidates), pairs_found=len(pairs), pairs_recorded=recorded)
+        apart = {row["slug"]: set(row["answered"]) for row in scanned}
+        same_document = {row["slug"]: set(row["named_with"]) for row in scanned}
+        candidates = graph.read(_candidates, owner, scanned, pages, settings)
+
+        alike: dict[tuple[str, str], NameLikeness] = {}
+        for (a, b), score in candidates.items():
+            if a not in pages or b not in pages or b in apart.get(a, ()) or a in apart.get(b, ()):
+                continue
+            likeness = names_alike(pages[a], pages[b], settings)
+            if likeness is None:
+                continue
+            if b in same_document.get(a, ()) or a in same_document.get(b, ()):
+                if likeness.same:  # one document: the context agrees by itself, only one name counts
+                    alike[(a, b)] = likeness.model_copy(update={"one_document": True})
+                continue
+            alike[(a, b)] = likeness
+        links = graph.read(review.shared_links, owner, [p for p in alike if candidates[p] < settings.review_band_low])
+
+        pairs = []
+        for pair, likeness in alike.items():
+            if _ambiguous(pair, likeness, alike):
+                continue
+            score = candidates[pair]
+            shared = links.get(pair, [])
+            if likeness.one_document:
+                why = f"{likeness.evidence}, in one document"
+            elif score >= settings.review_band_low:
+                why = f"{likeness.evidence}, and they are described alike (cosine {score:.2f})"
+            elif len(shared) >= settings.duplicate_scan_min_shared_links:
+                why = f"{likeness.evidence}, and both are linked to " + ", ".join(repr(t) for t in shared[:3])
+            else:
+                continue
+            pairs.append(ReviewPair(slug=pair[0], other_slug=pair[1], score=round(max(score, 0.0), 4), evidence=why))
+        recorded = graph.write(review.record_scan, owner, pairs, mark)
+    return DuplicateScan(owner=owner, pages_scanned=len(scanned), pairs_found=len(pairs), pairs_recorded=recorded)

@@ -144,7 +144,8 @@ def test_a_merged_page_keeps_the_answers_the_pairs_and_one_link_per_page(graph):
     assert _page(graph, "acme-freight-2").kind.value == "focus"
 
 
-def test_the_scan_finds_a_near_duplicate_resolution_left_apart_and_never_proposes_an_answered_pair(graph):
+def test_the_scan_finds_a_near_duplicate_resolution_left_apart_and_never_proposes_an_answered_pair(graph, monkeypatch):
+    monkeypatch.setenv("SUBTEXT_DUPLICATE_SCAN_OVERLAP_SECONDS", "0")  # no write runs beside this test's scans
     # one word spelled two ways is never merged by spelling alone ('Frontier' / 'Frontiers'), and
     # pages made in one batch never meet each other's stored vectors: two pages, no pair
     write(graph["upload"], "regions.md", "The team deploys the trial services on Kubernetes clusters.\n")
@@ -159,7 +160,39 @@ def test_the_scan_finds_a_near_duplicate_resolution_left_apart_and_never_propose
     assert "kubernetes" in row and "spelled alike" in row and "described alike" in row
     assert "Scanned 0 pages" in _cli(graph, "review", "--scan").stdout  # nothing changed since
 
+    # a scan stopped at its page limit goes on where it stopped, even within one moment of changes
+    # (both pages were written by one transaction)
+    db.write(graph["driver"], lambda tx: tx.run("MATCH (o:Owner {id: $owner}) REMOVE o.duplicates_scanned_at",
+                                                owner=graph["owner"]).consume())
+    monkeypatch.setenv("SUBTEXT_DUPLICATE_SCAN_MAX_PAGES", "1")
+    assert "Scanned 1 page changed" in _cli(graph, "review", "--scan").stdout
+    assert "Scanned 1 page changed" in _cli(graph, "review", "--scan").stdout
+    assert "Scanned 0 pages" in _cli(graph, "review", "--scan").stdout
+    monkeypatch.delenv("SUBTEXT_DUPLICATE_SCAN_MAX_PAGES")
+
     assert _cli(graph, "review", "--not-same", "kubernetes", "kubernets").returncode == 0
     ingest_paths([write(graph["upload"], "again.md", "We added a node pool to the Kubernets clusters on Monday.\n")])
     rescanned = _cli(graph, "review", "--scan")
     assert "Scanned 1 page" in rescanned.stdout and "0 new pairs" in rescanned.stdout
+
+
+def test_the_scan_pairs_a_lone_name_with_the_one_full_name_linked_to_the_same_things(graph):
+    # a titled surname in a later note is kept apart by resolution (a lone surname never joins
+    # across documents); the scan sees the two pages linked to the same firm and person
+    ingest_paths([write(graph["upload"], "one.md",
+                        "Daniel Okafor from Northwind Logistics sent the shipping volumes to Priya Natarajan.\n")])
+    ingest_paths([write(graph["upload"], "two.md",
+                        "Dr. Okafor confirmed the berth slots with Northwind Logistics and Priya Natarajan.\n")])
+    # 'Dr. Chen' fits two people named Chen as well: a part of a name that fits several pages pairs with none
+    ingest_paths([write(graph["upload"], "three.md",
+                        "Mark Chen and Lily Chen of Northwind Logistics met Priya Natarajan.\n")])
+    ingest_paths([write(graph["upload"], "four.md",
+                        "Dr. Chen approved the berth slots for Northwind Logistics and Priya Natarajan.\n")])
+    assert _page(graph, "okafor") is not None and _page(graph, "chen") is not None
+
+    scanned = _cli(graph, "review", "--scan")
+    assert "1 new pair to review" in scanned.stdout, scanned.stdout
+    [row] = [line for line in scanned.stdout.splitlines() if "\t" in line and "okafor" in line]
+    assert "daniel-okafor" in row and "'Okafor' can be 'Daniel Okafor'" in row
+    assert "both are linked to 'Northwind Logistics', 'Priya Natarajan'" in row
+    assert "chen" not in scanned.stdout

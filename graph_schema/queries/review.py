@@ -3,6 +3,8 @@ answer that two pages are different things (NOT_SAME, never proposed again), and
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import neo4j
 
 from graph_schema.kinds import ENTITY_KINDS
@@ -72,36 +74,84 @@ def merge_pages(tx: neo4j.ManagedTransaction, owner: str, from_slug: str, into_s
     bump_version(tx, owner)
 
 
-# The near-duplicate scan (pipeline.duplicate_scan) looks again at pages changed since its last run:
-# their stored vectors, names, and the pages already paired with them or kept apart from them.
-PAGES_TO_SCAN = """
+# The near-duplicate scan (pipeline.duplicate_scan) looks again at the pages changed since its last
+# run, oldest change first: their stored vectors, the pages they are already paired with or kept
+# apart from, and the pages named in one document with them (resolution saw both there).
+SCAN_MARK = """
 MATCH (o:Owner {id: $owner})
+RETURN o.duplicates_scanned_at AS since, o.duplicates_scanned_slug AS after,
+       datetime() - duration({seconds: $overlap}) AS mark
+"""
+PAGES_TO_SCAN = """
 MATCH (p:Page {owner: $owner})
 WHERE p.kind IN $kinds AND p.embedding IS NOT NULL
-  AND (o.duplicates_scanned_at IS NULL OR p.updated_at >= o.duplicates_scanned_at)
-WITH p ORDER BY p.updated_at DESC LIMIT $limit
-RETURN p.slug AS slug, p.embedding AS embedding,
-       [(p)-[:NOT_SAME|POSSIBLY_SAME]-(q:Page {owner: $owner}) | q.slug] AS settled
+  AND ($since IS NULL OR p.updated_at > $since OR (p.updated_at = $since AND ($after IS NULL OR p.slug > $after)))
+WITH p ORDER BY p.updated_at, p.slug LIMIT $limit
+RETURN p.slug AS slug, p.embedding AS embedding, p.updated_at AS updated_at,
+       [(p)-[:NOT_SAME|POSSIBLY_SAME]-(q:Page {owner: $owner}) | q.slug] AS answered,
+       COLLECT { MATCH (p)<-[:MENTIONS]-(:Source {owner: $owner})-[:MENTIONS]->(q:Page {owner: $owner})
+                 WHERE q <> p RETURN DISTINCT q.slug LIMIT $named_with } AS named_with
 """
-
-# The pairs found go through the write path's own statement (never a pair the person answered),
-# and the scan's start time is kept: what changes from then on is looked at next time.
+PAGE_VECTORS = """
+UNWIND $slugs AS slug
+MATCH (p:Page {owner: $owner, slug: slug})
+WHERE p.embedding IS NOT NULL
+RETURN p.slug AS slug, p.embedding AS embedding
+"""
+# The things two pages are both linked to (their sources' co-mentions): what one thing named two
+# ways in two documents keeps in common.
+SHARED_LINKS = """
+UNWIND $pairs AS pair
+MATCH (a:Page {owner: $owner, slug: pair[0]}), (b:Page {owner: $owner, slug: pair[1]})
+RETURN pair[0] AS slug, pair[1] AS other_slug,
+       [(a)-[:RELATES_TO]-(q:Page)-[:RELATES_TO]-(b) WHERE q.kind IN $kinds | q.title] AS shared
+"""
+# The pairs found go through the write path's own statement (never a pair the person answered).
 MARK_SCANNED = """
 MATCH (o:Owner {id: $owner})
-SET o.duplicates_scanned_at = $started
+SET o.duplicates_scanned_at = $mark, o.duplicates_scanned_slug = $after
 """
 
 
-def pages_to_scan(tx: neo4j.ManagedTransaction, owner: str, limit: int) -> list[dict]:
+class ScanMark(NamedTuple):
+    """Where a scan reached: pages changed at `at` or later (after the page `after`, when a scan
+    stopped at its page limit within one moment of changes) are the next scan's."""
+
+    at: object  # a Neo4j DateTime
+    after: str | None = None
+
+
+def scan_marks(tx: neo4j.ManagedTransaction, owner: str, overlap_seconds: int) -> tuple[ScanMark | None, ScanMark]:
+    """(where the last scan reached, or None; the mark this scan leaves if it sees every change).
+    That mark is the database's clock less an overlap: a transaction that began before it and
+    commits after the scan read (its pages stamped with its start) is looked at by the next scan."""
+    record = tx.run(SCAN_MARK, owner=owner, overlap=overlap_seconds).single()
+    since = ScanMark(record["since"], record["after"]) if record and record["since"] is not None else None
+    return since, ScanMark(record["mark"] if record else None)
+
+
+def pages_to_scan(tx: neo4j.ManagedTransaction, owner: str, since: ScanMark | None, limit: int,
+                  named_with: int) -> list[dict]:
     kinds = [k.value for k in ENTITY_KINDS]
-    return [dict(r) for r in tx.run(PAGES_TO_SCAN, owner=owner, kinds=kinds, limit=limit)]
+    return [dict(r) for r in tx.run(PAGES_TO_SCAN, owner=owner, kinds=kinds, since=since.at if since else None,
+                                    after=since.after if since else None, limit=limit, named_with=named_with)]
 
 
-def record_scan(tx: neo4j.ManagedTransaction, owner: str, pairs: list[ReviewPair], started) -> int:
-    """Record the pairs a scan found and when it started; returns how many pairs are new."""
+def page_vectors(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str]) -> dict[str, list[float]]:
+    return {r["slug"]: r["embedding"] for r in tx.run(PAGE_VECTORS, owner=owner, slugs=slugs)}
+
+
+def shared_links(tx: neo4j.ManagedTransaction, owner: str, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], list[str]]:
+    kinds = [k.value for k in ENTITY_KINDS]
+    return {(r["slug"], r["other_slug"]): sorted(set(r["shared"]))
+            for r in tx.run(SHARED_LINKS, owner=owner, pairs=[list(p) for p in pairs], kinds=kinds)}
+
+
+def record_scan(tx: neo4j.ManagedTransaction, owner: str, pairs: list[ReviewPair], mark: ScanMark) -> int:
+    """Record the pairs a scan found and how far it reached; returns how many pairs are new."""
     lock_graph(tx, owner)  # the person's write lock first, in the order every writer takes it
     written = tx.run(WRITE_REVIEW_PAIRS, owner=owner, pairs=[p.model_dump() for p in pairs]).consume()
-    tx.run(MARK_SCANNED, owner=owner, started=started).consume()
+    tx.run(MARK_SCANNED, owner=owner, mark=mark.at, after=mark.after).consume()
     created = written.counters.relationships_created
     if created:
         bump_version(tx, owner)  # get_page lists the pairs as links
