@@ -565,9 +565,11 @@ def _looks_plural(word: str) -> bool:
 
 
 def head_word(words: list[str]) -> str:
-    """The word an organisation's name is about: before 'of' ('Bureau' of Federal Bureau of Investigation), else the last."""
-    if "of" in words[1:]:
-        return words[words.index("of", 1) - 1]
+    """The word an organisation's name is about: before 'of' ('Bureau' of Federal Bureau of
+    Investigation) or another small word ('PyPI' of PyPI for Windows), else the last."""
+    for i, word in enumerate(words[1:], 1):
+        if word in _SMALL_WORDS and word not in ("and", "&", "the"):  # 'Johnson and Johnson' is about both
+            return words[i - 1]
     return words[-1]
 
 
@@ -581,7 +583,9 @@ def short_org_form(short: list[str], full: list[str]) -> bool:
     """
     if not short or len(short) >= len(full):
         return False
-    if full[-len(short):] == short:
+    # the end of the name, unless a small word comes before it: 'America' of 'Bank of America' and
+    # 'Windows' of 'PyPI for Windows' name another thing, which the name is of or for
+    if full[-len(short):] == short and full[-len(short) - 1] not in _SMALL_WORDS:
         return True
     head = full.index(head_word(full))
     if head + 1 >= len(short) and full[head + 1 - len(short): head + 1] == short:
