@@ -330,8 +330,19 @@ def _with_a_person(groups: dict[str, _Group], fits: list[str]) -> list[str]:
 
 
 def _may_be_person(group: _Group) -> bool:
-    """A person by the model's label, or a name only the shape rules found (typed later)."""
+    """A person by the model's label, or a name only the shape rules found (typed later); never a
+    name made only of known products and acronyms ('PyPI JSON API' of a link target 'PyPI JSON API
+    responses', which the model read as a person: 'PyPI' and 'JSON' are no given name and surname)."""
+    if _only_known_names(group.name):
+        return False
     return group.kind is PageKind.PERSON or (group.candidate and group.certain_kind is None)
+
+
+def _only_known_names(name: str) -> bool:
+    from pipeline.known_names import is_known_name
+
+    words = name.split()
+    return len(words) > 1 and all(is_known_name(w) or (len(w) > 1 and w.isupper()) for w in words)
 
 
 def _dominant(groups: dict[str, _Group], fits: list[str], title: tuple[int, set[str]] = (0, set())) -> list[str]:

@@ -116,6 +116,14 @@ def test_the_end_of_a_name_after_of_or_for_names_another_thing():
     assert "Windows" not in _names(extracted).get("PyPI for Windows", set())
 
 
+def test_a_name_made_of_products_is_no_full_name_that_product_names_join():
+    # the model read the link target 'PyPI JSON API responses' as a person; 'PyPI' and 'JSON' then
+    # joined it as given name and surname, and every later JSON of the graph landed on PyPI's page
+    extracted = _extract("Packages live on PyPI today.\n\n- The field is not in the `PyPI JSON API responses`_.\n\n"
+                         ".. _PyPI JSON API responses: https://docs.pypi.org/api/json/\n")
+    assert "JSON" not in _names(extracted).get("PyPI", set())
+
+
 def test_the_court_of_one_document_is_not_the_court_of_another():
     resolved = _resolve(
         "The Supreme Court of Ohio heard the appeal in May. The Court ruled that the sentence stands.",
