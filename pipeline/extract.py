@@ -342,7 +342,11 @@ def _only_known_names(name: str) -> bool:
     from pipeline.known_names import is_known_name
 
     words = name.split()
-    return len(words) > 1 and all(is_known_name(w) or (len(w) > 1 and w.isupper()) for w in words)
+    if len(words) < 2 or all(w.isupper() for w in words):  # 'JOHN SMITH' in a signature block is a person
+        return False
+    # written unlike a name somewhere ('PyPI', 'JSON'): 'Jordan Castro' and 'Ruby Dell' are people
+    unlike_a_name = any(any(c.isupper() for c in w[1:]) for w in words)
+    return unlike_a_name and all(is_known_name(w) or (len(w) > 1 and w.isupper()) for w in words)
 
 
 def _dominant(groups: dict[str, _Group], fits: list[str], title: tuple[int, set[str]] = (0, set())) -> list[str]:

@@ -565,11 +565,9 @@ def _looks_plural(word: str) -> bool:
 
 
 def head_word(words: list[str]) -> str:
-    """The word an organisation's name is about: before 'of' ('Bureau' of Federal Bureau of
-    Investigation) or another small word ('PyPI' of PyPI for Windows), else the last."""
-    for i, word in enumerate(words[1:], 1):
-        if word in _SMALL_WORDS and word not in ("and", "&", "the"):  # 'Johnson and Johnson' is about both
-            return words[i - 1]
+    """The word an organisation's name is about: before 'of' ('Bureau' of Federal Bureau of Investigation), else the last."""
+    if "of" in words[1:]:
+        return words[words.index("of", 1) - 1]
     return words[-1]
 
 
@@ -579,17 +577,18 @@ def short_org_form(short: list[str], full: list[str]) -> bool:
     'Celtics' / 'Boston Celtics' and 'Red Sox' / 'Boston Red Sox' (the end of the name),
     'Bureau' / 'Federal Bureau of Investigation' and 'Supreme Court' / 'Italian Supreme Court of
     Cassation' (the words up to its head), 'Harvard' / 'Harvard University' (a two-word name
-    without its last word).
+    without its last word). The end of a name with a small word in it names what the body is of
+    or for ('America' of 'Bank of America', 'Windows' of 'PyPI for Windows', 'Art' of 'Museum of
+    Modern Art'), not the body.
     """
     if not short or len(short) >= len(full):
         return False
-    # the end of the name, unless a small word comes before it: 'America' of 'Bank of America' and
-    # 'Windows' of 'PyPI for Windows' name another thing, which the name is of or for
-    if full[-len(short):] == short and full[-len(short) - 1] not in _SMALL_WORDS:
+    if full[-len(short):] == short and not any(w in _SMALL_WORDS and w != "and" for w in full[: -len(short)]):
         return True
-    head = full.index(head_word(full))
-    if head + 1 >= len(short) and full[head + 1 - len(short): head + 1] == short:
-        return True
+    if "of" in full[1:]:
+        head = full.index("of", 1) - 1
+        if head + 1 >= len(short) and full[head + 1 - len(short): head + 1] == short:
+            return True
     return len(short) == 1 and len(full) == 2 and full[0] == short[0]
 
 

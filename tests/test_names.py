@@ -105,6 +105,11 @@ def test_the_end_of_a_name_after_of_or_for_names_another_thing():
     # seen failing: 'America' was a short form of 'Bank of America', 'Windows' of 'PyPI for Windows'
     assert not short_org_form(["america"], ["bank", "of", "america"])
     assert not short_org_form(["windows"], ["pypi", "for", "windows"])
+    # and with the small word further in (found in review: the first fix still joined these, or
+    # newly joined the start of a name before 'for')
+    assert not short_org_form(["art"], ["museum", "of", "modern", "art"])
+    assert not short_org_form(["microsoft"], ["microsoft", "for", "startups"])
+    assert short_org_form(["red", "sox"], ["boston", "red", "sox"])
     # as PEP 725 writes it (a comment in a code block, then the platform on its own): every
     # 'Windows' had become a name of the page 'PyPI for Windows'
     extracted = _extract(
@@ -122,6 +127,11 @@ def test_a_name_made_of_products_is_no_full_name_that_product_names_join():
     extracted = _extract("Packages live on PyPI today.\n\n- The field is not in the `PyPI JSON API responses`_.\n\n"
                          ".. _PyPI JSON API responses: https://docs.pypi.org/api/json/\n")
     assert "JSON" not in _names(extracted).get("PyPI", set())
+    # people whose names are also products' are people (found in review: 'Castro' stopped joining)
+    from pipeline.extract import _only_known_names
+
+    assert not _only_known_names("Jordan Castro") and not _only_known_names("Ruby Dell")
+    assert not _only_known_names("JOHN SMITH")
 
 
 def test_the_court_of_one_document_is_not_the_court_of_another():
