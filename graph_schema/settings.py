@@ -169,7 +169,7 @@ class Settings(BaseSettings):
     closing_min_similarity: float = Field(default=0.6, description="A report of work done also closes an open item it shares fewer words with when their sentences' embeddings (all-MiniLM-L6-v2, cosine) are at least this similar ('will get the insurance quote' / 'has shared the quote from the insurer' 0.75; the same person sending other minutes 0.50). Above 1 closes by shared words only.")
     get_page_max_facts: int = 200
     get_page_max_links: int = Field(default=500, description="get_page lists at most this many of a page's links, strongest first.")
-    duplicate_scan_max_pages: int = Field(default=5_000, gt=0, description="The near-duplicate scan looks at most this many pages changed since its last run, the most recently changed first.")
+    duplicate_scan_max_pages: int = Field(default=5_000, gt=0, description="The near-duplicate scan looks at most this many pages changed since its last run, the earliest changed first (the next scan goes on from there).")
     duplicate_scan_neighbours: int = Field(default=25, gt=0, description="The near-duplicate scan compares each page with this many nearest pages by vector.")
     duplicate_scan_min_shared_links: int = Field(default=2, gt=0, description="Two pages alike by name that are described differently are paired for review when both are linked to at least this many same things.")
     duplicate_scan_max_pages_per_word: int = Field(default=50, gt=1, description="The near-duplicate scan compares pages through a rare word of their names only while at most this many pages share it.")

@@ -20,9 +20,9 @@ with `subtext review` and `subtext merge` (or the upkeep tools).
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import neo4j
-import numpy as np
 from pydantic import BaseModel
 from rapidfuzz import fuzz
 
@@ -43,7 +43,7 @@ class DuplicateScan(BaseModel):
 
     owner: str
     pages_scanned: int
-    pairs_found: int  # pairs alike by name and by context or links, before those already recorded, before those already recorded or answered
+    pairs_found: int  # pairs alike by name and by context or links, before those already recorded
     pairs_recorded: int  # new POSSIBLY_SAME pairs
 
 
@@ -57,16 +57,18 @@ class NameLikeness(BaseModel):
     and plural ('webhook' / 'webhooks'), the only likeness that counts between pages of one
     document (there, resolution saw both names and kept them apart). `part` is the slug of the page
     whose name is a part of the other's ('Obama' / 'Barack Obama', 'Celtics' / 'Boston Celtics'):
-    it may fit several pages."""
+    it may fit several pages. `spelling`: only spelled alike, which related tools are too
+    ('pip' / 'pipx'): the context must agree, shared links are not enough."""
 
     evidence: str
     same: bool = False
     part: str | None = None
-    one_document: bool = False  # both pages are named in one document
+    spelling: bool = False
 
 
 def _singular(key: str) -> str:
-    return key[:-1] if key.endswith("s") and not key.endswith("ss") else key
+    """'webhooks' -> 'webhook'; a stem under four letters is left alone ('bus', 'gas')."""
+    return key[:-1] if key.endswith("s") and not key.endswith("ss") and len(key) > 4 else key
 
 
 def _acronym(title: str) -> bool:
@@ -76,14 +78,13 @@ def _acronym(title: str) -> bool:
 
 def names_alike(a: KnownPage, b: KnownPage, settings: Settings) -> NameLikeness | None:
     """How two pages' names could name one thing; None if they cannot."""
-    short, long = sorted((a, b), key=lambda p: (len(p.title), p.slug))
     if a.kind is PageKind.PERSON and b.kind is PageKind.PERSON:
         words_a, words_b = (names.name_key(p.title, True).split() for p in (a, b))
         if words_a == words_b:
             return NameLikeness(evidence=f"both are called {a.title!r}", same=True)
         if names.same_person_name(words_a, words_b) or names.same_name_misspelt(words_a, words_b):
             return NameLikeness(evidence=f"{a.title!r} and {b.title!r} can be forms of one person's name")
-        short_words, long_words = sorted((words_a, words_b), key=len)
+        (short, short_words), (long, long_words) = sorted(((a, words_a), (b, words_b)), key=lambda x: len(x[1]))
         if len(short_words) == 1 and len(long_words) >= 2 and short_words[0] in (long_words[0], long_words[-1]):
             return NameLikeness(evidence=f"{short.title!r} can be {long.title!r}", part=short.slug)
         return None  # two full names that share a surname or a given name are two people
@@ -93,8 +94,10 @@ def names_alike(a: KnownPage, b: KnownPage, settings: Settings) -> NameLikeness 
     key_a, key_b = normalise_name(a.title), normalise_name(b.title)
     if key_a and key_a == key_b:
         return NameLikeness(evidence=f"both are called {a.title!r}", same=True)
-    if key_a and _singular(key_a) == _singular(key_b):
+    if key_a and not (a.title.isupper() or b.title.isupper()) and _singular(key_a) == _singular(key_b):
+        # 'HTTP' / 'HTTPS' are two protocols, not a singular and a plural
         return NameLikeness(evidence=f"{a.title!r} and {b.title!r} are one name, singular and plural", same=True)
+    short, long = sorted((a, b), key=lambda p: (len(p.title), p.slug))
     # 'NOAA' / 'National Oceanic and Atmospheric Administration'; not 'BDFL' / 'BDFL-Delegate', which names more
     if (_acronym(short.title) and short.title.lower() not in re.split(r"[^a-z0-9]+", long.title.lower())
             and names.abbreviates(short.title, long.title)):
@@ -106,12 +109,9 @@ def names_alike(a: KnownPage, b: KnownPage, settings: Settings) -> NameLikeness 
         return NameLikeness(evidence=f"{short.title!r} can be short for {long.title!r}", part=short.slug)
     similarity = fuzz.ratio(" ".join(short_words), " ".join(long_words))
     if similarity >= settings.duplicate_scan_min_name_similarity and _numbers(a.title) == _numbers(b.title):
-        return NameLikeness(evidence=f"{a.title!r} and {b.title!r} are spelled alike ({similarity:.0f}/100)")
+        return NameLikeness(evidence=f"{a.title!r} and {b.title!r} are spelled alike ({similarity:.0f}/100)",
+                            spelling=True)
     return None
-
-
-def _cosine(a: list[float], b: list[float]) -> float:
-    return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b) or 1.0))
 
 
 def _name_words(page: KnownPage) -> set[str]:
@@ -130,12 +130,11 @@ def _word_index(pages: dict[str, KnownPage], settings: Settings) -> dict[str, li
 
 
 def _candidates(tx: neo4j.ManagedTransaction, owner: str, scanned: list[dict], pages: dict[str, KnownPage],
-                settings: Settings) -> dict[tuple[str, str], float]:
-    """(slug, other slug) -> cosine, for each scanned page and the pages near it by vector or by a
-    rare name word, of a compatible kind."""
+                settings: Settings) -> set[tuple[str, str]]:
+    """Pairs (in slug order) of each scanned page and the pages near it by vector or sharing a rare
+    name word, of a compatible kind."""
     words = _word_index(pages, settings)
-    found: dict[tuple[str, str], float] = {}
-    by_name: dict[str, set[str]] = {}
+    found: set[tuple[str, str]] = set()
     for row in scanned:
         page = pages.get(row["slug"])
         if page is None:
@@ -143,27 +142,32 @@ def _candidates(tx: neo4j.ManagedTransaction, owner: str, scanned: list[dict], p
         kinds = compatible_kinds(page.kind)
         hits = vector_candidates(tx, owner, row["embedding"], sorted(kinds, key=lambda k: k.value),
                                  settings.duplicate_scan_neighbours + 1)
-        for slug, _, _, score in hits:
-            if slug != page.slug:
-                found[tuple(sorted((page.slug, slug)))] = score
-        by_name[page.slug] = {s for w in _name_words(page) for s in words.get(w, ())
-                              if s != page.slug and s in pages and pages[s].kind in kinds}
-    vectors = {row["slug"]: row["embedding"] for row in scanned}
-    missing = sorted({s for others in by_name.values() for s in others} - set(vectors))
-    vectors.update(review.page_vectors(tx, owner, missing))
-    for slug, others in by_name.items():
-        for other in others:
-            key = tuple(sorted((slug, other)))
-            if key not in found and other in vectors:
-                found[key] = _cosine(vectors[slug], vectors[other])
+        others = {slug for slug, _, _, _ in hits} | {s for w in _name_words(page) for s in words.get(w, ())}
+        found.update(tuple(sorted((page.slug, other))) for other in others
+                     if other != page.slug and other in pages and pages[other].kind in kinds)
     return found
 
 
-def _ambiguous(pair: tuple[str, str], alike: NameLikeness, kept: dict[tuple[str, str], NameLikeness]) -> bool:
+def _full_names_by_word(pages: dict[str, KnownPage]) -> Counter:
+    """How many people's full names start or end with each word: a lone name fits them all."""
+    counts: Counter = Counter()
+    for page in pages.values():
+        words = names.name_key(page.title, True).split() if page.kind is PageKind.PERSON else []
+        if len(words) >= 2:
+            counts.update({words[0], words[-1]})
+    return counts
+
+
+def _ambiguous(likeness: NameLikeness, pages: dict[str, KnownPage], full_names: Counter, parts: Counter) -> bool:
     """A part of a name that fits several pages ('Chen' beside 'Mark Chen' and 'Lily Chen') points
-    at none of them."""
-    return alike.part is not None and any(
-        other != pair and other_alike.part == alike.part for other, other_alike in kept.items())
+    at none of them: a lone person's name is counted against every person of the graph, other parts
+    against the pairs this scan found."""
+    if likeness.part is None:
+        return False
+    page = pages[likeness.part]
+    if page.kind is PageKind.PERSON:
+        return full_names[normalise_name(page.title)] > 1
+    return parts[likeness.part] > 1
 
 
 def scan_for_duplicates(driver: neo4j.Driver, owner: str, settings: Settings) -> DuplicateScan:
@@ -171,40 +175,38 @@ def scan_for_duplicates(driver: neo4j.Driver, owner: str, settings: Settings) ->
     pages near them for review."""
     with db.session(driver) as graph:
         since, mark = graph.read(review.scan_marks, owner, settings.duplicate_scan_overlap_seconds)
-        scanned = graph.read(review.pages_to_scan, owner, since, settings.duplicate_scan_max_pages,
-                             settings.given_name_max_neighbours)
-        if len(scanned) == settings.duplicate_scan_max_pages:  # the rest, changed later, is the next scan's
-            mark = review.ScanMark(scanned[-1]["updated_at"], scanned[-1]["slug"])
+        scanned = graph.read(review.pages_to_scan, owner, since, settings.duplicate_scan_max_pages)
+        last = scanned[-1] if len(scanned) == settings.duplicate_scan_max_pages else None
+        if last is not None and (mark.at is None or last["updated_at"] < mark.at):
+            # the rest, changed later, is the next scan's (from the clock's mark when that is earlier:
+            # a write under way then is seen)
+            mark = review.ScanMark(last["updated_at"], last["slug"])
         pages = {p.slug: p for p in graph.read(known_pages, owner)}
-        apart = {row["slug"]: set(row["answered"]) for row in scanned}
-        same_document = {row["slug"]: set(row["named_with"]) for row in scanned}
-        candidates = graph.read(_candidates, owner, scanned, pages, settings)
-
+        answered = {(row["slug"], other) for row in scanned for other in row["answered"]}
         alike: dict[tuple[str, str], NameLikeness] = {}
-        for (a, b), score in candidates.items():
-            if a not in pages or b not in pages or b in apart.get(a, ()) or a in apart.get(b, ()):
+        for a, b in graph.read(_candidates, owner, scanned, pages, settings):
+            if (a, b) in answered or (b, a) in answered:
                 continue
             likeness = names_alike(pages[a], pages[b], settings)
-            if likeness is None:
-                continue
-            if b in same_document.get(a, ()) or a in same_document.get(b, ()):
-                if likeness.same:  # one document: the context agrees by itself, only one name counts
-                    alike[(a, b)] = likeness.model_copy(update={"one_document": True})
-                continue
-            alike[(a, b)] = likeness
-        links = graph.read(review.shared_links, owner, [p for p in alike if candidates[p] < settings.review_band_low])
+            if likeness is not None:
+                alike[(a, b)] = likeness
+        evidence = graph.read(review.pair_evidence, owner, list(alike))
 
+        full_names = _full_names_by_word(pages)
+        parts = Counter(likeness.part for likeness in alike.values() if likeness.part)
         pairs = []
         for pair, likeness in alike.items():
-            if _ambiguous(pair, likeness, alike):
+            seen = evidence.get(pair)
+            if seen is None or _ambiguous(likeness, pages, full_names, parts):
                 continue
-            score = candidates[pair]
-            shared = links.get(pair, [])
-            if likeness.one_document:
+            score, shared = seen["cosine"], seen["shared"]
+            if seen["one_document"]:  # the context agrees by itself there: only one name counts
+                if not likeness.same:
+                    continue
                 why = f"{likeness.evidence}, in one document"
             elif score >= settings.review_band_low:
                 why = f"{likeness.evidence}, and they are described alike (cosine {score:.2f})"
-            elif len(shared) >= settings.duplicate_scan_min_shared_links:
+            elif not likeness.spelling and len(shared) >= settings.duplicate_scan_min_shared_links:
                 why = f"{likeness.evidence}, and both are linked to " + ", ".join(repr(t) for t in shared[:3])
             else:
                 continue

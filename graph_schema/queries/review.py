@@ -88,22 +88,18 @@ WHERE p.kind IN $kinds AND p.embedding IS NOT NULL
   AND ($since IS NULL OR p.updated_at > $since OR (p.updated_at = $since AND ($after IS NULL OR p.slug > $after)))
 WITH p ORDER BY p.updated_at, p.slug LIMIT $limit
 RETURN p.slug AS slug, p.embedding AS embedding, p.updated_at AS updated_at,
-       [(p)-[:NOT_SAME|POSSIBLY_SAME]-(q:Page {owner: $owner}) | q.slug] AS answered,
-       COLLECT { MATCH (p)<-[:MENTIONS]-(:Source {owner: $owner})-[:MENTIONS]->(q:Page {owner: $owner})
-                 WHERE q <> p RETURN DISTINCT q.slug LIMIT $named_with } AS named_with
+       [(p)-[:NOT_SAME|POSSIBLY_SAME]-(q:Page {owner: $owner}) | q.slug] AS answered
 """
-PAGE_VECTORS = """
-UNWIND $slugs AS slug
-MATCH (p:Page {owner: $owner, slug: slug})
-WHERE p.embedding IS NOT NULL
-RETURN p.slug AS slug, p.embedding AS embedding
-"""
-# The things two pages are both linked to (their sources' co-mentions): what one thing named two
-# ways in two documents keeps in common.
-SHARED_LINKS = """
+# What else two pages alike by name have in common: how alike they are described, whether one
+# document names both (resolution saw both there and kept them apart), and the things both are
+# linked to (what one thing named two ways in two documents keeps in common).
+PAIR_EVIDENCE = """
 UNWIND $pairs AS pair
 MATCH (a:Page {owner: $owner, slug: pair[0]}), (b:Page {owner: $owner, slug: pair[1]})
 RETURN pair[0] AS slug, pair[1] AS other_slug,
+       CASE WHEN a.embedding IS NULL OR b.embedding IS NULL THEN 0.0
+            ELSE 2 * vector.similarity.cosine(a.embedding, b.embedding) - 1 END AS cosine,
+       EXISTS { (a)<-[:MENTIONS]-(:Source {owner: $owner})-[:MENTIONS]->(b) } AS one_document,
        [(a)-[:RELATES_TO]-(q:Page)-[:RELATES_TO]-(b) WHERE q.kind IN $kinds | q.title] AS shared
 """
 # The pairs found go through the write path's own statement (never a pair the person answered).
@@ -130,21 +126,18 @@ def scan_marks(tx: neo4j.ManagedTransaction, owner: str, overlap_seconds: int) -
     return since, ScanMark(record["mark"] if record else None)
 
 
-def pages_to_scan(tx: neo4j.ManagedTransaction, owner: str, since: ScanMark | None, limit: int,
-                  named_with: int) -> list[dict]:
+def pages_to_scan(tx: neo4j.ManagedTransaction, owner: str, since: ScanMark | None, limit: int) -> list[dict]:
     kinds = [k.value for k in ENTITY_KINDS]
     return [dict(r) for r in tx.run(PAGES_TO_SCAN, owner=owner, kinds=kinds, since=since.at if since else None,
-                                    after=since.after if since else None, limit=limit, named_with=named_with)]
+                                    after=since.after if since else None, limit=limit)]
 
 
-def page_vectors(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str]) -> dict[str, list[float]]:
-    return {r["slug"]: r["embedding"] for r in tx.run(PAGE_VECTORS, owner=owner, slugs=slugs)}
-
-
-def shared_links(tx: neo4j.ManagedTransaction, owner: str, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], list[str]]:
+def pair_evidence(tx: neo4j.ManagedTransaction, owner: str, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], dict]:
+    """(slug, other slug) -> cosine, one_document and the titles of what both are linked to."""
     kinds = [k.value for k in ENTITY_KINDS]
-    return {(r["slug"], r["other_slug"]): sorted(set(r["shared"]))
-            for r in tx.run(SHARED_LINKS, owner=owner, pairs=[list(p) for p in pairs], kinds=kinds)}
+    return {(r["slug"], r["other_slug"]): {"cosine": r["cosine"], "one_document": r["one_document"],
+                                           "shared": sorted(set(r["shared"]))}
+            for r in tx.run(PAIR_EVIDENCE, owner=owner, pairs=[list(p) for p in pairs], kinds=kinds)}
 
 
 def record_scan(tx: neo4j.ManagedTransaction, owner: str, pairs: list[ReviewPair], mark: ScanMark) -> int:
