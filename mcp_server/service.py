@@ -499,7 +499,12 @@ class GraphService:
         self.check_upkeep(access)
         if not dry_run:
             self.check_can_write(access)
-        from_slug, into_slug = self._ref(access, from_slug).slug, self._ref(access, into_slug).slug
+        folded = self._ref(access, from_slug)
+        if folded.slug != from_slug:
+            # an old slug reads the page it joined; folding that page away is not what was named
+            raise InvalidRequest(f"{from_slug!r} was merged into {folded.slug!r} already. To fold {folded.title!r} "
+                                 f"itself into another page, call merge_pages with from_slug {folded.slug!r}.")
+        from_slug, into_slug = folded.slug, self._ref(access, into_slug).slug
         if from_slug == into_slug:
             raise InvalidRequest("These two slugs name one page already (one was merged into the other); nothing to merge.")
         run = db.read if dry_run else db.write
