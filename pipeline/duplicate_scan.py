@@ -35,7 +35,7 @@ from graph_schema.queries.search import vector_candidates
 from graph_schema.settings import Settings
 from graph_schema.slugs import normalise_name
 from pipeline import names
-from pipeline.resolve import compatible_kinds
+from pipeline.resolve import compatible_kinds, numbers_differ
 
 
 class DuplicateScan(BaseModel):
@@ -43,13 +43,7 @@ class DuplicateScan(BaseModel):
 
     owner: str
     pages_scanned: int
-    pairs_found: int  # pairs alike by name and by context or links, before those already recorded
     pairs_recorded: int  # new POSSIBLY_SAME pairs
-
-
-def _numbers(title: str) -> set[str]:
-    """'Python 3.11' and 'Python 3.12' are spelled alike and are two things."""
-    return set(re.findall(r"\d+", title))
 
 
 class NameLikeness(BaseModel):
@@ -69,11 +63,6 @@ class NameLikeness(BaseModel):
 def _singular(key: str) -> str:
     """'webhooks' -> 'webhook'; a stem under four letters is left alone ('bus', 'gas')."""
     return key[:-1] if key.endswith("s") and not key.endswith("ss") and len(key) > 4 else key
-
-
-def _acronym(title: str) -> bool:
-    letters = [c for c in title if c.isalpha()]
-    return 2 <= len(letters) and all(c.isupper() for c in letters) and " " not in title.strip()
 
 
 def names_alike(a: KnownPage, b: KnownPage, settings: Settings) -> NameLikeness | None:
@@ -99,7 +88,8 @@ def names_alike(a: KnownPage, b: KnownPage, settings: Settings) -> NameLikeness 
         return NameLikeness(evidence=f"{a.title!r} and {b.title!r} are one name, singular and plural", same=True)
     short, long = sorted((a, b), key=lambda p: (len(p.title), p.slug))
     # 'NOAA' / 'National Oceanic and Atmospheric Administration'; not 'BDFL' / 'BDFL-Delegate', which names more
-    if (_acronym(short.title) and short.title.lower() not in re.split(r"[^a-z0-9]+", long.title.lower())
+    if (names.is_acronym(short.title, settings.acronym_min_letters, settings.acronym_max_letters)
+            and short.title.lower() not in re.split(r"[^a-z0-9]+", long.title.lower())
             and names.abbreviates(short.title, long.title)):
         return NameLikeness(evidence=f"{short.title!r} can abbreviate {long.title!r}", part=short.slug)
     short_words, long_words = (names.name_key(p.title, False).split() for p in (short, long))
@@ -108,7 +98,7 @@ def names_alike(a: KnownPage, b: KnownPage, settings: Settings) -> NameLikeness 
             and names.short_org_form(short_words, long_words)):
         return NameLikeness(evidence=f"{short.title!r} can be short for {long.title!r}", part=short.slug)
     similarity = fuzz.ratio(" ".join(short_words), " ".join(long_words))
-    if similarity >= settings.duplicate_scan_min_name_similarity and _numbers(a.title) == _numbers(b.title):
+    if similarity >= settings.duplicate_scan_min_name_similarity and not numbers_differ(key_a, key_b):
         return NameLikeness(evidence=f"{a.title!r} and {b.title!r} are spelled alike ({similarity:.0f}/100)",
                             spelling=True)
     return None
@@ -212,4 +202,4 @@ def scan_for_duplicates(driver: neo4j.Driver, owner: str, settings: Settings) ->
                 continue
             pairs.append(ReviewPair(slug=pair[0], other_slug=pair[1], score=round(max(score, 0.0), 4), evidence=why))
         recorded = graph.write(review.record_scan, owner, pairs, mark)
-    return DuplicateScan(owner=owner, pages_scanned=len(scanned), pairs_found=len(pairs), pairs_recorded=recorded)
+    return DuplicateScan(owner=owner, pages_scanned=len(scanned), pairs_recorded=recorded)

@@ -207,7 +207,7 @@ class PageIndex:
                 if abs(len(title_key) - len(key)) > max(3, len(key) // 4):
                     continue
                 score = fuzz.ratio(key, title_key)
-                if score >= threshold and (best is None or score > best[1]) and not _numbers_differ(key, title_key):
+                if score >= threshold and (best is None or score > best[1]) and not numbers_differ(key, title_key):
                     best = (slug, score)
         return best
 
@@ -215,7 +215,7 @@ class PageIndex:
 _ROMAN = frozenset({"i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii"})
 
 
-def _numbers_differ(a: str, b: str) -> bool:
+def numbers_differ(a: str, b: str) -> bool:
     """'Shah Abbas I' / 'Shah Abbas II', 'Apollo 11' / 'Apollo 13': spelled alike, numbered apart."""
     def numbers(key: str) -> set[str]:
         return {w for w in key.split() if w.isdigit() or w in _ROMAN}
