@@ -87,11 +87,15 @@ def test_ingest_runs_retry_through_an_outage_mid_run_and_say_so_when_it_lasts(gr
     retrying = subprocess.Popen([sys.executable, "-m", "subtext.cli", "ingest", str(graph["upload"])],
                                 cwd=PROJECT_ROOT, env=outlast, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        assert _wait_for_step(instance, "parsed_documents", since=started, timeout=300), "the run never parsed"
+        run_id = _wait_for_event(instance, DagsterEventType.STEP_SUCCESS, "parsed_documents", since=started, timeout=300)
+        assert run_id, "the run never parsed"
         # Killed, as in a crash: a clean stop keeps serving for seconds, and the run's next steps
         # (a few seconds of extraction, then a read) could finish before the outage began.
         local.stop(timeout_s=0)
-        time.sleep(8)  # the next steps meet the outage
+        # The outage lasts until a step has met it: a fixed pause was sometimes shorter than a slow
+        # machine's model loading, and the run then never saw the database gone.
+        met = _wait_for_event(instance, DagsterEventType.STEP_UP_FOR_RETRY, None, since=started, timeout=240)
+        assert met == run_id, "no step of the run met the outage within 240 s"
     finally:
         local.start()
     stdout, stderr = retrying.communicate(timeout=600)
@@ -106,19 +110,19 @@ def test_ingest_runs_retry_through_an_outage_mid_run_and_say_so_when_it_lasts(gr
     assert _cli("status", env=env, timeout=120).returncode == 0
 
 
-def _wait_for_step(instance, step: str, since: float, timeout: float) -> bool:
-    """Whether a run started after `since` finished `step` within `timeout` seconds."""
+def _wait_for_event(instance, event_type: DagsterEventType, step: str | None, since: float, timeout: float) -> str | None:
+    """The id of the run started after `since` that records `event_type` (for `step`, if given) within `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for run in instance.get_runs(limit=3):
             stats = instance.get_run_stats(run.run_id)
             if not stats.start_time or stats.start_time < since:
                 continue
-            done = instance.get_records_for_run(run.run_id, of_type=DagsterEventType.STEP_SUCCESS).records
-            if any(record.event_log_entry.step_key == step for record in done):
-                return True
+            records = instance.get_records_for_run(run.run_id, of_type=event_type).records
+            if any(step is None or record.event_log_entry.step_key == step for record in records):
+                return run.run_id
         time.sleep(0.2)
-    return False
+    return None
 
 
 def recorded_keys(graph) -> list[str]:
