@@ -146,6 +146,10 @@ _CONNECTORS = frozenset({"of", "and", "for", "the", "at", "on", "in", "de", "du"
 # Of those, the ones inside a person's name ('Bonosus of Sardica', 'Alexander the Great', 'Ludwig van
 # Beethoven'); 'Lydia Buchtmann for Food Standards Australia' is a person and where she works.
 _PERSON_CONNECTORS = _CONNECTORS - {"for", "at", "on", "in", "upon"}  # "and" is split later (conjoined_parts)
+# The particles that stand only inside a surname ('Isabel de la Cruz', 'Pieter van der Berg'), never
+# between two names as 'of' or 'and' may ('Bank of America', 'Reuters and Bloomberg').
+SURNAME_PARTICLES = frozenset({"de", "du", "des", "da", "di", "del", "della", "der", "den", "la", "le", "van", "von",
+                               "dos", "das", "bin", "ibn", "al"})
 _TOKEN = re.compile(r"\S+")
 
 

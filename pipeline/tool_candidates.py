@@ -26,7 +26,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 
 from graph_schema.settings import get_settings
 from pipeline.known_names import is_known_name, is_rare_known_word, known_multiword_names
-from pipeline.names import is_common_word
+from pipeline.names import SURNAME_PARTICLES, is_common_word
 
 # A word as names are written in technical text: letters, digits and the joiners names use inside.
 _WORD = re.compile(r"(?<![\w@#/\\.$-])[A-Za-z][\w+#]*(?:[.\-][A-Za-z0-9][\w+#]*)*(?![\w@/\\]|\.\w)")
@@ -217,6 +217,14 @@ def _sentence_starts(text: str, sentences: list[tuple[int, int]]) -> set[int]:
     return starts
 
 
+def _particles_at(words: list[tuple[int, int, str]], index: int) -> int:
+    """How many surname particles ('de la', 'van der') run from words[index], at most two."""
+    count = 0
+    while count < 2 and index + count < len(words) and words[index + count][2] in SURNAME_PARTICLES:
+        count += 1
+    return count
+
+
 def shape_candidates(text: str, taken: list[tuple[int, int]], sentences: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Spans (absolute offsets) of names spaCy did not tag; `taken` are the spans it (or a rule) did."""
     max_words = get_settings().kind_candidate_max_words
@@ -251,14 +259,17 @@ def shape_candidates(text: str, taken: list[tuple[int, int]], sentences: list[tu
         if _CAPITALISED.fullmatch(word):
             # a run of capitalised words on one line: "Visual Studio", "Apache Cordova"
             run_end, last = end, index
-            while (
-                last + 1 < len(words)
-                and last + 1 - index < max_words
-                and _CAPITALISED.fullmatch(words[last + 1][2])
-                and _JOINER.fullmatch(text[run_end : words[last + 1][0]])
-                and not taken_spans.overlaps(words[last + 1][0], words[last + 1][1])
-            ):
-                last += 1
+            while True:
+                following = last + 1 + _particles_at(words, last + 1)  # 'Isabel de la Cruz'
+                if not (
+                    following < len(words)
+                    and following - index < max_words
+                    and _CAPITALISED.fullmatch(words[following][2])
+                    and all(_JOINER.fullmatch(text[words[i - 1][1] : words[i][0]]) for i in range(last + 1, following + 1))
+                    and not taken_spans.overlaps(words[last + 1][0], words[following][1])
+                ):
+                    break
+                last = following
                 run_end = words[last][1]
             if last > index and word.lower() in _FUNCTION_WORDS:
                 start, end, word = words[index + 1]  # "Then PulseBoard first.": capitalised by its place only
