@@ -250,6 +250,9 @@ def _add_candidates(text: str, groups: dict[str, _Group], candidates: list[tuple
             kept.append((start, names.end_with_number(text, end)))
     for start, end in kept:
         start += names.sentence_opener(text[start:end], _starts_sentence(text, start))  # 'With Wikinews'
+        if text[start:end].lower().startswith("the project "):
+            start += 4  # 'The Project Harbour budget …': the article opens the sentence, 'Project Harbour' is the name
+            # ('The Onion', 'The Independent' keep theirs: a title's article is part of it)
         key = normalise_name(text[start:end])
         if not key:
             continue

@@ -450,6 +450,9 @@ def test_project_x_is_a_project(tmp_path):
     )
     assert kinds.get("Project Lighthouse") is PageKind.PROJECT
     assert kinds.get("Amira Haddad") is PageKind.PERSON
+    # seen writing the contradictions test: spaCy read 'Project Harbour' as a nationality, the
+    # candidate kept the sentence's 'The', and the note named no project at all
+    assert _kinds(tmp_path, "Notes\n\nThe Project Harbour budget is £40,000.\n") == {"Project Harbour": PageKind.PROJECT}
 
 
 def test_a_name_with_phases_or_an_approval_as_a_project_is_a_project_in_every_note(tmp_path):
