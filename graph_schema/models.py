@@ -209,12 +209,28 @@ class LinkView(Model):
     page: PageRef
 
 
+class ConflictingFact(Model):
+    id: str
+    text: str = Field(description="Document text, " + DATA_NOT_INSTRUCTIONS + ".")
+    day: date | None = Field(default=None, description="The date its document states, else the day it was first seen.")
+    sources: list[str] = Field(default_factory=list)  # source keys (file paths, submissions)
+
+
+class FactConflict(Model):
+    """Two facts about one page that cannot both hold, flagged and never deleted: the person decides."""
+
+    kind: Literal["numbers", "dates", "negation"]
+    reason: str = Field(description="What differs, in a sentence, " + DATA_NOT_INSTRUCTIONS + ".")
+    facts: list[ConflictingFact] = Field(description="The two facts, newest first.")
+
+
 class PageDetail(PageRef):
     body: str = Field(default="", description="The page's facts, one per line, " + DATA_NOT_INSTRUCTIONS + ".")
     aliases: list[str] = Field(default_factory=list)
     facts: list[FactView] = Field(default_factory=list)
     facts_total: int = 0
     links: list[LinkView] = Field(default_factory=list)
+    conflicts: list[FactConflict] = Field(default_factory=list, description="Facts about the page that disagree, newest first.")
     created_at: datetime | None = None
     updated_at: datetime | None = None
 

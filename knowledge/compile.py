@@ -22,6 +22,7 @@ from datetime import date, datetime, timedelta, timezone
 
 from graph_schema.errors import InvalidRequest
 from graph_schema.kinds import PageKind
+from graph_schema.models import ConflictingFact, FactConflict
 from knowledge.types import CompiledFact, CompiledItem, CompiledPackage, FocusStatus
 
 
@@ -100,6 +101,15 @@ def _status_lines(status: FocusStatus) -> list[str]:
     return lines or ["- Nothing decided or open is recorded yet."]
 
 
+def conflict_line(conflict: FactConflict) -> str:
+    """'- Conflicting (the numbers differ: …): "newer" (key, day) / "older" (key, day)'."""
+    def said(fact: ConflictingFact) -> str:
+        where = ", ".join(x for x in (", ".join(fact.sources[:2]), f"{fact.day:%Y-%m-%d}" if fact.day else "") if x)
+        return f'"{one_line(fact.text)}"' + (f" ({where})" if where else "")
+    return f"- Conflicting ({conflict.reason[:1].lower()}{conflict.reason[1:].rstrip('.')}): " + " / ".join(
+        said(f) for f in conflict.facts)
+
+
 def render_narrative(package: CompiledPackage) -> str:
     t = package.target
     lines = [f"# {t.title} ({t.kind.value})"]
@@ -113,6 +123,8 @@ def render_narrative(package: CompiledPackage) -> str:
         lines += ["", *_fact_lines(package.target_facts)]
     elif t.kind is not PageKind.YOU and package.status is None:
         lines += ["", "No facts on this page yet" + (" in that time." if package.since else ".")]
+    if package.conflicts:
+        lines += ["", "## Facts that disagree (newest first; ask which holds)", *map(conflict_line, package.conflicts)]
     if package.items:
         heading = {
             PageKind.FOCUS: "What is in this focus area",
@@ -140,6 +152,9 @@ def render_summary(package: CompiledPackage) -> str:
             if found:  # the newest of each, the rest counted
                 more = f" (+{len(found) - 1} more)" if len(found) > 1 else ""
                 lines.append(f"- {len(found)} {label}: {one_line(found[0].text)}{more}")
+    if package.conflicts:
+        more = f" (+{len(package.conflicts) - 1} more)" if len(package.conflicts) > 1 else ""
+        lines.append(conflict_line(package.conflicts[0]) + more)
     for item in package.items:
         lines.append(f"- {item.title} ({item.kind.value}): {item.line or item.relation}")
     for relation in package.relations:

@@ -10,6 +10,7 @@ from graph_schema.models import PageRef
 from graph_schema.queries import compile as queries
 from graph_schema.settings import Settings
 from knowledge.brief import focus_material, focus_status
+from knowledge.contradictions import page_conflicts
 from knowledge.compile import (
     intent_words,
     item_line,
@@ -65,15 +66,18 @@ def pack_members(package: CompiledPackage, rows: list[dict], member_facts: dict[
 
 def _package_rows(tx: db.Tx, owner: str, target: PageRef, settings: Settings, since: datetime | None,
                   per_member: int, target_visible: bool, visible: list[str] | None,
-                  areas: list[str] | None) -> tuple[list[dict], int, dict, dict, dict | None]:
-    """The members of `target`, its facts and theirs, and a focus area's status material: one read."""
+                  areas: list[str] | None) -> tuple[list[dict], int, dict, dict, dict | None, list]:
+    """The members of `target`, its facts and theirs, a focus area's status material and the
+    target's conflicting facts: one read."""
     rows, total = queries.members(tx, owner, target.slug, settings.compile_max_members, visible, areas)
     target_facts = (queries.facts(tx, owner, [target.slug], since, settings.compile_facts_per_page, visible, areas)
                     if target_visible else {})
     member_facts = queries.facts(tx, owner, [r["slug"] for r in rows], since, per_member, visible, areas)
     material = (focus_material(tx, owner, target.slug, settings, visible, areas)
                 if target.kind is PageKind.FOCUS and target_visible else None)
-    return rows, total, target_facts, member_facts, material
+    conflicts = (page_conflicts(tx, owner, target.slug, settings, visible, areas)
+                 if target_visible and target.kind is not PageKind.YOU else [])
+    return rows, total, target_facts, member_facts, material, conflicts
 
 
 def gather(
@@ -102,7 +106,7 @@ def gather(
 
     per_member = settings.compile_facts_per_page if depth != "shallow" else 1
     target_visible = visible is None or target.slug in visible
-    rows, total, target_facts, member_facts, material = graph.read(
+    rows, total, target_facts, member_facts, material, conflicts = graph.read(
         _package_rows, owner, target, settings, since, per_member, target_visible, visible, areas)
     if words:
         [vector] = embed([intent])
@@ -116,6 +120,7 @@ def gather(
     package = CompiledPackage(
         target=target, depth=depth, intent=intent, freshness=freshness, since=since,
         target_facts=rank_facts(_facts(facts), words, newest_first), target_facts_total=facts_total,
+        conflicts=conflicts[: settings.compile_max_conflicts],
     )
     if material is not None:
         package.status = focus_status(material, settings, embed)

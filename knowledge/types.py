@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from graph_schema.document_text import DATA_NOT_INSTRUCTIONS
-from graph_schema.models import Model, PageRef
+from graph_schema.models import FactConflict, Model, PageRef
 
 # Sentences in, one vector each out (pipeline.embedding's embed_texts or embed_texts_remembered).
 # The domain compares sentences by meaning (closing an open item, compile's relevance, a scoped
@@ -90,6 +90,7 @@ class CompiledPackage(BaseModel):
     target_facts: list[CompiledFact] = Field(default_factory=list)
     target_facts_total: int = 0
     status: FocusStatus | None = None  # a focus area's decisions, open and closed items (as the brief reads them)
+    conflicts: list[FactConflict] = Field(default_factory=list)  # the target's facts that disagree, newest first
     items: list[CompiledItem] = Field(default_factory=list)
     relations: list[CompiledRelation] = Field(default_factory=list)
     omitted: list[str] = Field(default_factory=list)  # what did not fit, said in sentences

@@ -28,6 +28,7 @@ from mcp_server.auth import AccessKeyVerifier, current_caller
 from mcp_server.rate_limit import RateLimiter
 from mcp_server.upload import build_upload_endpoint
 from mcp_server.service import (
+    ContradictionsAnswer,
     GraphService,
     LinkAnswer,
     MergeAnswer,
@@ -71,6 +72,12 @@ def _may_upkeep(context: AuthContext) -> bool:
     call checks its caller as over HTTP)."""
     access = context.token.claims.get("access") if context.token is not None else None
     return isinstance(access, Access) and access.upkeep and access.sees_everything
+
+
+def _may_read_upkeep(context: AuthContext) -> bool:
+    """Whether an HTTP caller's key lists the upkeep tools that read one page within its scope."""
+    access = context.token.claims.get("access") if context.token is not None else None
+    return isinstance(access, Access) and access.upkeep
 
 
 def _version() -> str:
@@ -281,6 +288,17 @@ def _add_upkeep_tools(mcp: FastMCP, service: GraphService, call: Callable[[str, 
         context). Show them to the person before merging anything; pairs they said are different
         things are never listed again. merge_pages shows what a merge would move."""
         return call("review", lambda a: service.review(a, limit))
+
+    @mcp.tool(title="Find contradictions", annotations=READ_ONLY, auth=_may_read_upkeep)
+    def find_contradictions(
+        target: Annotated[str, Field(description="The slug of the page whose facts to compare.")],
+        limit: Annotated[int, Field(description="How many conflicts to return (1-20), the newest first.", ge=1, le=20)] = 5,
+    ) -> ContradictionsAnswer:
+        """Facts about one page that cannot both hold: two documents that give it different numbers or
+        dates in the same place ('the budget is £40,000' / '£55,000'), or say the same thing with and
+        without a negation. Each pair comes newest first with its sources and days. Nothing is
+        changed or deleted: show them to the person and ask which holds."""
+        return call("find_contradictions", lambda a: service.find_contradictions(a, target, limit))
 
     @mcp.tool(title="Merge pages", annotations=WRITE, auth=_may_upkeep)
     def merge_pages(

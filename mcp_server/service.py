@@ -22,7 +22,7 @@ from graph_schema.document_text import fence
 from graph_schema.errors import AccessRefused, GraphUnavailable, InvalidRequest, PageNotFound
 from graph_schema.kinds import PageKind
 from graph_schema.local_writes import RecentRead, written_stamp
-from graph_schema.models import PageDetail, PageRef, SearchResult
+from graph_schema.models import FactConflict, PageDetail, PageRef, SearchResult
 from graph_schema.queries import navigation
 from graph_schema.queries.access import visible_slugs
 from graph_schema.queries.navigation import LinkOutcome
@@ -37,6 +37,7 @@ from knowledge.scoped_search import fulltext_in_scope, semantic_in_scope
 from knowledge.compile import parse_freshness, render_narrative, render_summary
 from knowledge.types import BriefView, CompileAnswer, CompiledPackage, Depth, Shape
 from knowledge.compile_gather import gather
+from knowledge.contradictions import page_conflicts
 from knowledge.page_merges import PageMerge, ReviewPair, list_review_pairs, merge_pages
 from pipeline.embedding import embed_text, embed_texts, embed_texts_remembered
 from mcp_server.scoped_writes import check_submission_in_scope, home_focus, refuse_new_project
@@ -112,6 +113,15 @@ class ReviewAnswer(BaseModel):
     """Pairs of pages that may be one thing, most alike first, with why resolution thought so."""
 
     pairs: list[ReviewPair]
+    message: str
+    sources: list[PageRef] = Field(default_factory=list)
+
+
+class ContradictionsAnswer(BaseModel):
+    """Facts about one page that disagree, the newest conflict first; each pair newest fact first."""
+
+    page: PageRef
+    conflicts: list[FactConflict]
     message: str
     sources: list[PageRef] = Field(default_factory=list)
 
@@ -288,7 +298,12 @@ class GraphService:
                        visible=self.visible(access), areas=access.areas)
         if page is None:
             raise PageNotFound(slug)
+        page.conflicts = db.read(self.driver(), page_conflicts, access.owner, page.slug, self.settings,
+                                 self.visible(access), access.areas)
         notes = []
+        if page.conflicts:
+            notes.append(f"{len(page.conflicts)} pair{'s' if len(page.conflicts) != 1 else ''} of its facts disagree "
+                         "(see conflicts, newest first): ask the person which holds.")
         if page.slug != slug:
             notes.append(f"{slug!r} was merged into {page.slug!r}; use that slug from now on.")
         if page.facts_total > len(page.facts):
@@ -470,15 +485,16 @@ class GraphService:
     # ------------------------------------------------------------------ upkeep (an opt-in group)
 
     @staticmethod
-    def check_upkeep(access: Access) -> None:
-        """The upkeep tools act on the whole graph: they need a key made for them, with scope full."""
+    def check_upkeep(access: Access, *, whole_graph: bool = True) -> None:
+        """The upkeep tools need a key made for them; those that act on the whole graph (review,
+        merge) need scope full, those that read one page (find_contradictions) obey the key's scope."""
         GraphService.check_active(access)
         if not access.upkeep:
             raise AccessRefused(
                 f"The key {access.key_name!r} may not use the graph-upkeep tools. The person can create a key "
                 "that may with `subtext keys create NAME --upkeep` (with --write to merge)."
             )
-        if not access.sees_everything:
+        if whole_graph and not access.sees_everything:
             raise AccessRefused(
                 f"The key {access.key_name!r} sees part of the graph ({access.scope}), and merging pages moves "
                 "facts of every focus area: the upkeep tools need a key with scope full."
@@ -494,6 +510,21 @@ class GraphService:
                        "the person; merge_pages(from_slug, into_slug) shows what a merge would move.")
         refs = {ref.slug: ref for pair in pairs for ref in (pair.page, pair.other)}
         return ReviewAnswer(pairs=pairs, message=message, sources=list(refs.values()))
+
+    def find_contradictions(self, access: Access, target: str, limit: int) -> ContradictionsAnswer:
+        self.check_upkeep(access, whole_graph=False)
+        visible = self.visible(access)
+        ref = self._ref(access, target, visible)
+        conflicts = db.read(self.driver(), page_conflicts, access.owner, ref.slug, self.settings, visible, access.areas)
+        shown = conflicts[:limit]
+        if not conflicts:
+            message = (f"No facts about {ref.title!r} disagree: no two documents give it different numbers or dates "
+                       "in the same place, or say the same with and without a negation.")
+        else:
+            message = (f"{len(conflicts)} pair{'s' if len(conflicts) != 1 else ''} of facts about {ref.title!r} disagree"
+                       + (f" (showing the newest {len(shown)})" if len(shown) < len(conflicts) else "")
+                       + ". Nothing was changed: ask the person which holds, and edit_page_body can record it.")
+        return ContradictionsAnswer(page=ref, conflicts=shown, message=message, sources=[ref])
 
     def merge_pages(self, access: Access, from_slug: str, into_slug: str, dry_run: bool) -> MergeAnswer:
         self.check_upkeep(access)

@@ -287,6 +287,34 @@ def merge(
                   "Nothing changed; run it again with --apply to do it.")
 
 
+@app.command()
+def conflicts(
+    slug: str = typer.Argument(..., help="The page whose facts to compare."),
+    limit: int = typer.Option(10, "--limit", min=1, help="Show at most this many pairs, the newest first."),
+) -> None:
+    """List facts about a page that disagree: different numbers or dates in the same place, or a negation."""
+    from graph_schema import db
+    from graph_schema.errors import InvalidRequest
+    from graph_schema.queries.pages import page_refs
+    from knowledge.compile import conflict_line
+    from knowledge.contradictions import page_conflicts
+
+    settings = get_settings()
+    with open_graph() as driver:
+        refs = db.read(driver, page_refs, settings.owner, [slug])
+        if not refs:
+            fail(InvalidRequest(f"No page has the slug {slug!r}. A slug is the page's title in lower case with "
+                                "hyphens ('Project Harbour' is project-harbour); `subtext brief` names the main pages."))
+        found = db.read(driver, page_conflicts, settings.owner, refs[0].slug, settings)
+    if not found:
+        out.print(f"No facts about {refs[0].title!r} disagree.")
+        return
+    out.print(f"{counted(len(found), 'pair')} of facts about {refs[0].title!r} disagree (newest first); "
+              "nothing was changed, so decide which holds and edit the document that is wrong:")
+    for conflict in found[:limit]:
+        out.print(conflict_line(conflict), markup=False, highlight=False)
+
+
 @app.command("export")
 def export_graph(
     path: Path = typer.Argument(..., help="The JSONL file to write ('-' for standard output)."),

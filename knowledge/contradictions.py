@@ -1,0 +1,252 @@
+"""Contradictions scoped to a page: facts about it that cannot both hold.
+
+Two facts of different documents conflict when they say the same thing of the same page (their content words, the page's
+own name left out, mostly shared) and differ where only one can be true:
+- numbers or dates in the same place ("the budget is £40,000" / "the budget is £55,000"; "launch on
+  3 March" / "the launch moved to 10 March"), where a restatement ("£40k" / "£40,000") and a fact
+  that says more ("£40,000, of which £10,000 spent") are no conflict;
+- a negation one of them has and the other lacks ("Acme will renew" / "Acme will not renew").
+A number that is part of a name ("PEP 572", "Python 3.8") is no quantity. Conflicts are flagged,
+never resolved: both facts stay, newest first, with their sources and days, and the person decides.
+No LLM: word overlap, read per page when it is asked for, so it always matches the facts as they are.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import date
+from itertools import combinations
+
+from graph_schema import db
+from graph_schema.models import ConflictingFact, FactConflict
+from graph_schema.queries.conflicts import page_facts_newest_first, page_names
+from graph_schema.settings import Settings
+
+_MONTHS = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
+_MONTHS |= {name.lower(): number for number, name in enumerate(calendar.month_abbr) if name} | {"sept": 9}
+_TOKEN = re.compile(
+    r"(?P<iso>\d{4}-\d{2}-\d{2})"
+    r"|(?P<number>[£$€]?\d(?:[\d,]*\d)?(?:\.\d+)?(?:%|k\b|m\b|bn\b)?)(?![\w.-]\w)"
+    r"|(?P<word>[A-Za-z][\w'’-]*)"
+)
+# Addresses, markup and reference marks ('[4]') carry numbers that are no quantities ('…/pipermail/2012-January/115962.html').
+_NOT_PROSE = re.compile(r"\b(?:https?://|www\.)\S+|<[^<>\s]*[/:@][^<>]*>|\S+@\S+\.\w+|\[#?\w*\d\w*\]")
+# Code, a shell session or a traceback: its numbers are line numbers and arguments, no claims.
+_CODE_SHAPE = re.compile(r">>>|==|=>|->|[{}`]|\w\(|<\w+>|\b(?:def|return|import|lambda)\b")
+_MULTIPLIERS = {"k": 1e3, "m": 1e6, "bn": 1e9, "thousand": 1e3, "million": 1e6, "billion": 1e9}
+_NEGATIONS = frozenset({"not", "no", "never", "cannot", "nor", "without"})
+# Function words: shared by any two sentences, so they say nothing of whether two facts say one thing.
+_FUNCTION_WORDS = frozenset("""
+a an the this that these those it its it's is are was were be been being am has have had having do does did
+will would shall should can could may might must to of in on at by for with from as into onto about over under
+and or but so if then than also still now just only already yet again very more most less much many some any
+all each every both either neither other another such same own there here when where while which who whom whose
+what how why we our us you your they their them he his him she her i me my mine up out off per via
+after before since until till because during through between among against within upon though although whether
+""".split())
+
+
+@dataclass
+class _Value:
+    kind: str  # "numbers" or "dates"
+    key: tuple  # what is compared: (amount, unit) or (year, month, day) with None for what is unsaid
+    written: str
+    before: frozenset[str]  # content words just before it: its place in the sentence
+    after: frozenset[str]
+
+
+@dataclass
+class _Reading:
+    fact: ConflictingFact
+    words: frozenset[str]
+    negated: bool
+    values: list[_Value] = field(default_factory=list)
+
+
+def _stem(word: str) -> str:
+    """'renewed', 'renews', 'renewing' -> 'renew': enough for two facts' words to meet."""
+    for suffix, keep in (("ing", 5), ("ed", 4), ("es", 4), ("s", 3)):
+        if word.endswith(suffix) and len(word) - len(suffix) >= keep:
+            return word[: -len(suffix)]
+    return word
+
+
+def _amount(written: str, next_word: str | None) -> tuple[float, str] | None:
+    unit = written[0] if written[0] in "£$€" else ""
+    body = written.lstrip("£$€")
+    suffix = next((s for s in ("bn", "k", "m", "%") if body.endswith(s)), "")
+    body = body[: len(body) - len(suffix)] if suffix else body
+    try:
+        amount = float(body.replace(",", ""))
+    except ValueError:
+        return None
+    if suffix == "%":
+        unit += "%"
+    elif suffix:
+        amount *= _MULTIPLIERS[suffix]
+    elif next_word in _MULTIPLIERS:
+        amount *= _MULTIPLIERS[next_word]
+    elif next_word == "percent":
+        unit += "%"
+    return amount, unit
+
+
+def read_fact(fact: ConflictingFact, name_words: frozenset[str], window: int) -> _Reading:
+    """The fact's content words (its page's own name left out), whether it is negated, and its values."""
+    tokens = [(m.lastgroup, m.group()) for m in _TOKEN.finditer(_NOT_PROSE.sub(" ", fact.text))]
+    lowered = [t.lower() for _, t in tokens]
+    content: list[str | None] = []  # per token: its content word, or None
+    values: list[tuple[int, int, str, tuple, str]] = []  # (first token, last token, kind, key, written)
+    taken: set[int] = set()
+    for i, (group, token) in enumerate(tokens):
+        if i in taken:
+            continue
+        if group == "iso":
+            year, month, day = (int(x) for x in token.split("-"))
+            values.append((i, i, "dates", (year, month, day), token))
+        elif group == "number":
+            after = lowered[i + 1] if i + 1 < len(tokens) else None
+            before = tokens[i - 1][1] if i > 0 else ""
+            plain = token.replace(",", "")
+            if after in _MONTHS and plain.isdigit() and 1 <= int(plain) <= 31:  # '3 March 2026'
+                end, year = i + 1, None
+                if i + 2 < len(tokens) and tokens[i + 2][0] == "number" and len(tokens[i + 2][1]) == 4:
+                    end, year = i + 2, int(tokens[i + 2][1])
+                taken.update(range(i, end + 1))
+                values.append((i, end, "dates", (year, _MONTHS[after], int(plain)),
+                               " ".join(t for _, t in tokens[i: end + 1])))
+            elif (before[:1].isupper() and before.lower() not in _MONTHS) or before.lower() in name_words:
+                content.append(f"{before.lower()} {plain}")  # 'PEP 572', 'Python 3.8', 'pip 19.0': part of a name
+                continue
+            elif plain.isdigit() and len(plain) == 4 and 1900 <= int(plain) <= 2100:
+                values.append((i, i, "dates", (int(plain), None, None), token))
+            elif (amount := _amount(token, after)) is not None:
+                values.append((i, i, "numbers", amount, token))
+        elif group == "word" and lowered[i] in _MONTHS and i + 1 < len(tokens) and tokens[i + 1][0] == "number" \
+                and tokens[i + 1][1].isdigit() and 1 <= int(tokens[i + 1][1]) <= 31:  # 'March 3, 2026'
+            end, year = i + 1, None
+            if i + 2 < len(tokens) and tokens[i + 2][0] == "number" and len(tokens[i + 2][1]) == 4:
+                end, year = i + 2, int(tokens[i + 2][1])
+            taken.update(range(i, end + 1))
+            values.append((i, end, "dates", (year, _MONTHS[lowered[i]], int(tokens[i + 1][1])),
+                           " ".join(t for _, t in tokens[i: end + 1])))
+    words_at: list[str | None] = []
+    for i, (group, token) in enumerate(tokens):
+        word = lowered[i].replace("’", "'")
+        if group != "word" or i in taken or word in _FUNCTION_WORDS or word in _NEGATIONS or word.endswith("n't") \
+                or word in name_words or word in _MONTHS or word in _MULTIPLIERS or word == "percent":
+            words_at.append(None)
+        else:
+            words_at.append(_stem(word))
+    negated = any(t in _NEGATIONS or t.replace("’", "'").endswith("n't") for t in lowered)
+    reading = _Reading(fact=fact, words=frozenset(w for w in [*words_at, *content] if w), negated=negated)
+    if _CODE_SHAPE.search(fact.text):
+        values = []
+    for first, last, kind, key, written in values:
+        before = frozenset(w for w in words_at[max(0, first - window): first] if w)
+        after = frozenset(w for w in words_at[last + 1: last + 1 + window] if w)
+        reading.values.append(_Value(kind=kind, key=key, written=written, before=before, after=after))
+    return reading
+
+
+def _same_day(a: tuple, b: tuple) -> bool:
+    """'3 March' and '3 March 2026' are one day: what one of them leaves unsaid does not differ."""
+    return all(x is None or y is None or x == y for x, y in zip(a, b, strict=True))
+
+
+def _differing_values(a: _Reading, b: _Reading, kind: str, settings: Settings) -> tuple[_Value, _Value] | None:
+    """A value of `kind` each fact has and the other lacks, in the same place of the sentence."""
+    mine = [v for v in a.values if v.kind == kind]
+    theirs = [v for v in b.values if v.kind == kind]
+    if kind == "dates":
+        only_mine = [v for v in mine if not any(_same_day(v.key, w.key) for w in theirs)]
+        only_theirs = [w for w in theirs if not any(_same_day(v.key, w.key) for v in mine)]
+    else:
+        only_mine = [v for v in mine if all(v.key != w.key for w in theirs)]
+        only_theirs = [w for w in theirs if all(v.key != w.key for v in mine)]
+    for v in only_mine:
+        for w in only_theirs:
+            if not (v.before & w.before or v.after & w.after):
+                continue
+            if kind == "numbers" and v.key[1] == w.key[1]:
+                return v, w
+            if kind == "dates" and not _shifted_with_their_documents(a.fact.day, v.key, b.fact.day, w.key, settings):
+                return v, w
+    return None
+
+
+def _shifted_with_their_documents(day_a: date | None, key_a: tuple, day_b: date | None, key_b: tuple,
+                                  settings: Settings) -> bool:
+    """Two documents months apart, each naming a date as far from the other's as they are from
+    each other ('Voting starts on 1 December 2020' / '… 1 December 2021'): each speaks of its own
+    occurrence of a recurring thing, and neither contradicts the other."""
+    if day_a is None or day_b is None or key_a[0] is None or key_b[0] is None:
+        return False
+    apart = abs((day_a - day_b).days)
+    if apart < settings.contradiction_recurring_min_days:
+        return False
+    value_a = date(key_a[0], key_a[1] or 7, key_a[2] or 1)
+    value_b = date(key_b[0], key_b[1] or 7, key_b[2] or 1)
+    shift = (value_a - value_b).days * (1 if day_a >= day_b else -1)
+    return abs(shift - apart) <= apart / 4 + 31
+
+
+def _conflict(a: _Reading, b: _Reading, settings: Settings) -> FactConflict | None:
+    # One document is one statement: its table rows and examples differ from each other by design,
+    # and when it changes its mind it is edited, which retires its old facts.
+    if a.fact.text.strip() == b.fact.text.strip() or set(a.fact.sources) & set(b.fact.sources):
+        return None
+    shared, union = a.words & b.words, a.words | b.words
+    # Of the shorter fact's words, how many the other has: 'Daniel confirmed the budget is £40k'
+    # says of the budget what 'the budget is £55,000 after the review' does, whoever else it names.
+    overlap = len(shared) / min(len(a.words), len(b.words)) if shared else 0.0
+    if len(shared) < settings.contradiction_min_shared_words or overlap < settings.contradiction_min_overlap:
+        return None
+    if {w for w in a.words ^ b.words if " " in w}:
+        return None  # 'PEP 8103' in one, 'PEP 8102' in the other: about two numbered things
+    newer, older = (a, b) if (a.fact.day or date.min) >= (b.fact.day or date.min) else (b, a)
+    pair = [newer.fact, older.fact]
+    for kind in ("dates", "numbers"):
+        differing = _differing_values(newer, older, kind, settings)
+        if differing:
+            new, old = differing
+            return FactConflict(kind=kind, facts=pair,
+                                reason=f"The {kind} differ: {new.written!r} in the newer fact, {old.written!r} in the older.")
+    same_values = {(v.kind, v.key) for v in a.values} == {(v.kind, v.key) for v in b.values}
+    if a.negated != b.negated and same_values and len(shared) / len(union) >= settings.contradiction_negation_min_overlap:
+        which = "newer" if newer.negated else "older"
+        return FactConflict(kind="negation", facts=pair,
+                            reason=f"The {which} fact says the same with a negation ('not', 'no', 'never').")
+    return None
+
+
+def find_conflicts(facts: list[ConflictingFact], page_name_words: set[str], settings: Settings) -> list[FactConflict]:
+    """The conflicting pairs among `facts` (about one page), the newest conflict first. Only facts
+    that share a content word are compared, so a page's hundreds of facts cost little."""
+    name_words = frozenset(w.lower() for w in page_name_words)
+    readings = [read_fact(f, name_words, settings.contradiction_slot_words) for f in facts]
+    by_word: dict[str, list[int]] = defaultdict(list)
+    for index, reading in enumerate(readings):
+        for word in reading.words:
+            by_word[word].append(index)
+    # Only two facts with values, or one negated and one not, can conflict.
+    pairs = {(i, j) for indexes in by_word.values() for i, j in combinations(indexes, 2)
+             if (readings[i].values and readings[j].values) or readings[i].negated != readings[j].negated}
+    conflicts = [c for i, j in sorted(pairs) if (c := _conflict(readings[i], readings[j], settings))]
+    conflicts.sort(key=lambda c: (c.facts[0].day or date.min, c.facts[1].day or date.min), reverse=True)
+    return conflicts
+
+
+def _name_words(names: list[str]) -> set[str]:
+    return {w.lower() for name in names for w in re.findall(r"[A-Za-z][A-Za-z'’-]*", name)}
+
+
+def page_conflicts(tx: db.Tx, owner: str, slug: str, settings: Settings, visible: list[str] | None = None,
+                   areas: list[str] | None = None) -> list[FactConflict]:
+    """The conflicts among the page's newest `contradiction_max_facts` facts the caller may read."""
+    rows = page_facts_newest_first(tx, owner, slug, settings.contradiction_max_facts, visible, areas)
+    facts = [ConflictingFact(id=r["id"], text=r["text"], day=r["day"], sources=r["sources"]) for r in rows]
+    return find_conflicts(facts, _name_words(page_names(tx, owner, slug)), settings)
