@@ -42,7 +42,8 @@ class ParsedDocument(Model):
     chunks: list[Chunk] = Field(default_factory=list)
     element_count: int = 0
     focus: str | None = None  # title of the focus area (the upload subfolder) it is filed under
-    author: str | None = None
+    author: str | None = None  # a submission's: the name of the access key that sent it
+    author_key: str | None = None  # ... and that key's id
     anchor_slug: str | None = None  # edit_page_body's anchor page
     truncated_reason: str | None = None
     failure: str | None = None
@@ -109,6 +110,8 @@ class ExtractedDocument(Model):
     # a known name written there is not a mention of its page ('United States' the place).
     other_names: list[tuple[int, int]] = Field(default_factory=list)
     relations: list[EntityRelation] = Field(default_factory=list)
+    # Who the document says wrote it (an Author field, a byline, a mail's sender), as named there.
+    authors: list[str] = Field(default_factory=list)
 
 
 ResolutionMethod = Literal["slug", "alias", "fuzzy", "name-variant", "acronym", "embedding", "new", "you", "focus"]
@@ -183,12 +186,19 @@ class PageSummary(PageRef):
     preview: str = Field(default="", description="The start of the page's facts, " + DATA_NOT_INSTRUCTIONS + ".")
 
 
+# Who stated a source's facts: an assistant (a submission, signed with its access key's name) or
+# the people the document itself names as its authors.
+AuthorKind = Literal["assistant", "document"]
+
+
 class SourceRef(Model):
     source_id: str
     key: str
     kind: SourceKind
     title: str = ""
-    author: str | None = None
+    author: str | None = Field(default=None, description="Who stated it: the assistant's key name, or the authors the document names.")
+    author_kind: AuthorKind | None = None
+    yours: bool = Field(default=False, description="Sent by the key reading it now.")
     start: int | None = None
     end: int | None = None
 
@@ -298,6 +308,8 @@ class SourceWrite(Model):
     reason: str | None = None
     truncated_reason: str | None = None
     author: str | None = None
+    author_kind: AuthorKind | None = None
+    author_key: str | None = None  # the access key that sent a submission
     focus_slug: str | None = None
 
 

@@ -91,7 +91,11 @@ def item_line(item: CompiledItem) -> str:
 
 
 def _fact_lines(facts: list[CompiledFact], bullet: str = "- ") -> list[str]:
-    return [f"{bullet}{f.text}" for f in facts]
+    """One line a fact; what an assistant sent says so, as the documents' own words need not."""
+    def said_by(fact: CompiledFact) -> str:
+        assistants = [a for a in fact.authors if a.endswith("(assistant)")]
+        return f" (sent by {', '.join(assistants)})" if assistants else ""
+    return [f"{bullet}{f.text}{said_by(f)}" for f in facts]
 
 
 def _status_lines(status: FocusStatus) -> list[str]:

@@ -22,8 +22,15 @@ from knowledge.compile import (
 from knowledge.types import CompiledFact, CompiledItem, CompiledPackage, CompiledRelation, Depth, Embed
 
 
+def _author(author: dict) -> str:
+    kind = "assistant" if author["kind"] == "assistant" else "the document's author"
+    return f"{author['name']} ({kind})"
+
+
 def _facts(rows: list[dict]) -> list[CompiledFact]:
-    return [CompiledFact(text=r["text"], first_seen=r["first_seen"], sources=sorted(set(r["sources"]))) for r in rows]
+    return [CompiledFact(text=r["text"], first_seen=r["first_seen"], sources=sorted(set(r["sources"])),
+                         authors=sorted({_author(a) for a in r.get("authors", [])}))
+            for r in rows]
 
 
 def _relation_sentence(a: PageRef, b: PageRef, row: dict) -> str:
@@ -120,7 +127,9 @@ def gather(
     package = CompiledPackage(
         target=target, depth=depth, intent=intent, freshness=freshness, since=since,
         target_facts=rank_facts(_facts(facts), words, newest_first), target_facts_total=facts_total,
-        conflicts=conflicts[: settings.compile_max_conflicts],
+        # with a freshness window, only conflicts it brought (its newer fact is within the window)
+        conflicts=[c for c in conflicts if since is None or (c.facts[0].day and c.facts[0].day >= since.date())][
+            : settings.compile_max_conflicts],
     )
     if material is not None:
         package.status = focus_status(material, settings, embed)

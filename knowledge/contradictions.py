@@ -36,6 +36,10 @@ _TOKEN = re.compile(
 _NOT_PROSE = re.compile(r"\b(?:https?://|www\.)\S+|<[^<>\s]*[/:@][^<>]*>|\S+@\S+\.\w+|\[#?\w*\d\w*\]")
 # Code, a shell session or a traceback: its numbers are line numbers and arguments, no claims.
 _CODE_SHAPE = re.compile(r">>>|==|=>|->|[{}`]|\w\(|<\w+>|\b(?:def|return|import|lambda)\b")
+# Words before a year that make it a time ('founded in 2019'); elsewhere a year before a noun says
+# which of several it is ('the 2022 Term election', 'the 2021 budget').
+_BEFORE_A_TIME = frozenset({"in", "since", "by", "until", "till", "from", "before", "after", "during", "of", "to",
+                            "around", "circa", "c", "year", "early", "late", "mid"})
 _MULTIPLIERS = {"k": 1e3, "m": 1e6, "bn": 1e9, "thousand": 1e3, "million": 1e6, "billion": 1e9}
 _NEGATIONS = frozenset({"not", "no", "never", "cannot", "nor", "without"})
 # Function words: shared by any two sentences, so they say nothing of whether two facts say one thing.
@@ -94,50 +98,81 @@ def _amount(written: str, next_word: str | None) -> tuple[float, str] | None:
     return amount, unit
 
 
+def _year(token: str | None) -> int | None:
+    """A year as a date writes it: four plain digits (not '£500', '1.25', '400k')."""
+    return int(token) if token and token.isdigit() and len(token) == 4 and 1900 <= int(token) <= 2100 else None
+
+
+def _month(token: str) -> int | None:
+    """A month's name, written with its capital ('may' and 'march' are verbs too)."""
+    return _MONTHS.get(token.lower()) if token[:1].isupper() else None
+
+
+def _day(year: int | None, month: int, day: str) -> tuple | None:
+    """(year, month, day) when it is a real day (a year left unsaid may be a leap one), else None."""
+    if not day.isdigit():
+        return None
+    try:
+        date(year or 2000, month, int(day))
+    except ValueError:
+        return None  # '31 February', '0 March'
+    return year, month, int(day)
+
+
+def _a_names_number(before: str, first: bool, number: str, name_words: frozenset[str]) -> bool:
+    """'PEP 572', 'Python 3.8', 'pip 19.0': a number that is part of a name, no quantity. A word that
+    opens the fact or is everyday ('In 2019', 'Budget: 40') is capitalised by its place; a version
+    ('3.8') or a word in capitals ('PEP') is a name's wherever it stands."""
+    if before.lower() in name_words:
+        return True
+    if not before[:1].isupper() or before.lower() in _FUNCTION_WORDS or _month(before) or not number.replace(".", "").isdigit():
+        return False
+    return not first or before.isupper() or bool(re.fullmatch(r"\d+\.\d+", number))
+
+
 def read_fact(fact: ConflictingFact, name_words: frozenset[str], window: int) -> _Reading:
     """The fact's content words (its page's own name left out), whether it is negated, and its values."""
     tokens = [(m.lastgroup, m.group()) for m in _TOKEN.finditer(_NOT_PROSE.sub(" ", fact.text))]
     lowered = [t.lower() for _, t in tokens]
-    content: list[str | None] = []  # per token: its content word, or None
+    content: list[str] = []  # a name's number ('PEP 572') as one word
     values: list[tuple[int, int, str, tuple, str]] = []  # (first token, last token, kind, key, written)
     taken: set[int] = set()
+
+    def token_at(i: int) -> str | None:
+        return tokens[i][1] if 0 <= i < len(tokens) else None
+
     for i, (group, token) in enumerate(tokens):
         if i in taken:
             continue
+        plain = token.replace(",", "")
         if group == "iso":
             year, month, day = (int(x) for x in token.split("-"))
-            values.append((i, i, "dates", (year, month, day), token))
-        elif group == "number":
-            after = lowered[i + 1] if i + 1 < len(tokens) else None
-            before = tokens[i - 1][1] if i > 0 else ""
-            plain = token.replace(",", "")
-            if after in _MONTHS and plain.isdigit() and 1 <= int(plain) <= 31:  # '3 March 2026'
-                end, year = i + 1, None
-                if i + 2 < len(tokens) and tokens[i + 2][0] == "number" and len(tokens[i + 2][1]) == 4:
-                    end, year = i + 2, int(tokens[i + 2][1])
-                taken.update(range(i, end + 1))
-                values.append((i, end, "dates", (year, _MONTHS[after], int(plain)),
-                               " ".join(t for _, t in tokens[i: end + 1])))
-            elif (before[:1].isupper() and before.lower() not in _MONTHS) or before.lower() in name_words:
-                content.append(f"{before.lower()} {plain}")  # 'PEP 572', 'Python 3.8', 'pip 19.0': part of a name
-                continue
-            elif plain.isdigit() and len(plain) == 4 and 1900 <= int(plain) <= 2100:
-                values.append((i, i, "dates", (int(plain), None, None), token))
-            elif (amount := _amount(token, after)) is not None:
-                values.append((i, i, "numbers", amount, token))
-        elif group == "word" and lowered[i] in _MONTHS and i + 1 < len(tokens) and tokens[i + 1][0] == "number" \
-                and tokens[i + 1][1].isdigit() and 1 <= int(tokens[i + 1][1]) <= 31:  # 'March 3, 2026'
-            end, year = i + 1, None
-            if i + 2 < len(tokens) and tokens[i + 2][0] == "number" and len(tokens[i + 2][1]) == 4:
-                end, year = i + 2, int(tokens[i + 2][1])
-            taken.update(range(i, end + 1))
-            values.append((i, end, "dates", (year, _MONTHS[lowered[i]], int(tokens[i + 1][1])),
-                           " ".join(t for _, t in tokens[i: end + 1])))
+            if (key := _day(_year(str(year)), month, str(day))) and key[0]:
+                values.append((i, i, "dates", key, token))
+        elif group == "number" and (month := _month(token_at(i + 1) or "")) and (
+                key := _day(_year(token_at(i + 2)), month, plain)):  # '3 March 2026'
+            last = i + 2 if key[0] else i + 1
+            taken.update(range(i, last + 1))
+            values.append((i, last, "dates", key, " ".join(t for _, t in tokens[i: last + 1])))
+        elif group == "word" and (month := _month(token)) and (day := token_at(i + 1)) and (
+                key := _day(_year(token_at(i + 2)), month, day)):  # 'March 3, 2026'
+            last = i + 2 if key[0] else i + 1
+            taken.update(range(i, last + 1))
+            values.append((i, last, "dates", key, " ".join(t for _, t in tokens[i: last + 1])))
+        elif group == "number" and _a_names_number(token_at(i - 1) or "", i == 1, plain, name_words):
+            content.append(f"{lowered[i - 1]} {plain}")
+        elif group == "number" and _year(plain) and i + 1 < len(tokens) and tokens[i + 1][0] == "word" \
+                and (token_at(i - 1) or "").lower() not in _BEFORE_A_TIME:
+            content.append(f"{plain} {lowered[i + 1]}")  # 'the 2022 Term election', 'the 2021 budget': which one
+        elif group == "number" and (year := _year(plain)):
+            values.append((i, i, "dates", (year, None, None), token))
+        elif group == "number" and (amount := _amount(token, lowered[i + 1] if i + 1 < len(tokens) else None)):
+            values.append((i, i, "numbers", amount, token))
     words_at: list[str | None] = []
     for i, (group, token) in enumerate(tokens):
         word = lowered[i].replace("’", "'")
         if group != "word" or i in taken or word in _FUNCTION_WORDS or word in _NEGATIONS or word.endswith("n't") \
-                or word in name_words or word in _MONTHS or word in _MULTIPLIERS or word == "percent":
+                or word in name_words or _month(token) or word in _MULTIPLIERS or word == "percent":
             words_at.append(None)
         else:
             words_at.append(_stem(word))
@@ -183,13 +218,12 @@ def _shifted_with_their_documents(day_a: date | None, key_a: tuple, day_b: date 
     """Two documents months apart, each naming a date as far from the other's as they are from
     each other ('Voting starts on 1 December 2020' / '… 1 December 2021'): each speaks of its own
     occurrence of a recurring thing, and neither contradicts the other."""
-    if day_a is None or day_b is None or key_a[0] is None or key_b[0] is None:
-        return False
+    if day_a is None or day_b is None or None in key_a or None in key_b:
+        return False  # a year alone ('founded in 2019') is no recurring day
     apart = abs((day_a - day_b).days)
     if apart < settings.contradiction_recurring_min_days:
         return False
-    value_a = date(key_a[0], key_a[1] or 7, key_a[2] or 1)
-    value_b = date(key_b[0], key_b[1] or 7, key_b[2] or 1)
+    value_a, value_b = date(*key_a), date(*key_b)
     shift = (value_a - value_b).days * (1 if day_a >= day_b else -1)
     return abs(shift - apart) <= apart / 4 + 31
 
@@ -235,7 +269,10 @@ def find_conflicts(facts: list[ConflictingFact], page_name_words: set[str], sett
     # Only two facts with values, or one negated and one not, can conflict.
     pairs = {(i, j) for indexes in by_word.values() for i, j in combinations(indexes, 2)
              if (readings[i].values and readings[j].values) or readings[i].negated != readings[j].negated}
-    conflicts = [c for i, j in sorted(pairs) if (c := _conflict(readings[i], readings[j], settings))]
+    # the newest facts' pairs first (facts come newest first), at most so many: a page of 300 weekly
+    # figures would otherwise be compared 44,850 times on every read
+    conflicts = [c for i, j in sorted(pairs)[: settings.contradiction_max_pairs]
+                 if (c := _conflict(readings[i], readings[j], settings))]
     conflicts.sort(key=lambda c: (c.facts[0].day or date.min, c.facts[1].day or date.min), reverse=True)
     return conflicts
 

@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from graph_schema import db
 from graph_schema.errors import GraphRefused, InvalidRequest
 from graph_schema.kinds import FactKind, PageKind, SourceKind
+from graph_schema.models import AuthorKind
 from graph_schema.plain_text import PlainName
 from graph_schema.queries.owners import bump_version, ensure_owner, lock_graph
 from graph_schema.queries.transfer import (
@@ -87,6 +88,7 @@ class SourceRecord(_Record):
     reason: str | None = None
     truncated_reason: str | None = None
     author: str | None = None
+    author_kind: AuthorKind | None = None  # the key that sent a submission is not exported: keys stay
     focus: str | None = None
     created_at: str | None = None
     ingested_at: str | None = None

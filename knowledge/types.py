@@ -63,6 +63,7 @@ class CompiledFact(BaseModel):
     text: str = Field(description="Document text, " + DATA_NOT_INSTRUCTIONS + ".")
     first_seen: datetime | None = None
     sources: list[str] = Field(default_factory=list)  # source keys (file paths, submissions)
+    authors: list[str] = Field(default_factory=list, description="Who stated it: 'Claude (assistant)', 'Tomasz Wierzbicki (the document's author)'.")
 
 
 class CompiledItem(PageRef):

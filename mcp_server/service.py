@@ -295,15 +295,18 @@ class GraphService:
     def get_page(self, access: Access, slug: str) -> PageAnswer:
         page = db.read(self.driver(), get_page, access.owner, slug, self.settings.get_page_max_facts,
                        self.settings.get_page_max_links,
-                       visible=self.visible(access), areas=access.areas)
+                       visible=self.visible(access), areas=access.areas, key_id=access.key_id)
         if page is None:
             raise PageNotFound(slug)
-        page.conflicts = db.read(self.driver(), page_conflicts, access.owner, page.slug, self.settings,
-                                 self.visible(access), access.areas)
+        conflicts = db.read(self.driver(), page_conflicts, access.owner, page.slug, self.settings,
+                            self.visible(access), access.areas)
+        page.conflicts = conflicts[: self.settings.get_page_max_conflicts]
         notes = []
-        if page.conflicts:
-            notes.append(f"{len(page.conflicts)} pair{'s' if len(page.conflicts) != 1 else ''} of its facts disagree "
-                         "(see conflicts, newest first): ask the person which holds.")
+        if conflicts:
+            shown = f", the newest {len(page.conflicts)} in conflicts" if len(page.conflicts) < len(conflicts) else \
+                " (see conflicts, newest first)"
+            notes.append(f"{len(conflicts)} pair{'s' if len(conflicts) != 1 else ''} of its facts disagree{shown}: "
+                         "ask the person which holds.")
         if page.slug != slug:
             notes.append(f"{slug!r} was merged into {page.slug!r}; use that slug from now on.")
         if page.facts_total > len(page.facts):
@@ -583,7 +586,8 @@ class GraphService:
             check_submission_in_scope(driver, access, visible, body, slug, project, self.settings)
         from pipeline.run import submit_text  # the pipeline's public way in; loads its models on first use
 
-        outcome = submit_text(body, owner=access.owner, anchor_slug=slug, new_project=project, author=access.author)
+        outcome = submit_text(body, owner=access.owner, anchor_slug=slug, new_project=project, author=access.author,
+                              author_key=access.key_id)
         if outcome.status == "failed":
             raise InvalidRequest(f"The text could not be ingested: {outcome.reason}")
         # Only pages the key can see now (new members of its focus area included) are named.

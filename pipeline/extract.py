@@ -849,7 +849,18 @@ def build_extracted(
         about = [f.text for f in facts if index in f.entities][:2]
         entity.context = _one_line(f"{entity.name}. " + " ".join(about), get_settings().entity_context_chars)
     relations = [EntityRelation(subject=p, object=o, type="works_at") for p, o in works_at_pairs(notes, spans)]
-    return ExtractedDocument(parsed=parsed, entities=entities, facts=facts, units=sentences, relations=relations)
+    return ExtractedDocument(parsed=parsed, entities=entities, facts=facts, units=sentences, relations=relations,
+                             authors=_authors(text, header.authors + notes.authors))
+
+
+def _authors(text: str, spans: list[tuple[int, int]]) -> list[str]:
+    """The names of the document's authors, each once, in order ('Sethi, Priyanka' as 'Priyanka Sethi')."""
+    found: list[str] = []
+    for start, end in sorted(set(spans)):
+        name = names.uninverted(" ".join(text[start:end].split()))
+        if name and name not in found:
+            found.append(name)
+    return found[: get_settings().source_max_authors]
 
 
 class _ContextEmbedder:

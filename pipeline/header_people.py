@@ -27,6 +27,8 @@ PERSON_FIELDS = {
     "chair", "lead", "leads", "dri", "approver", "approvers", "assignee", "assignees", "contact", "contacts",
     "organiser", "organizer", "presenter", "presenters", "note-taker", "scribe", "on-call",
 }
+# The fields that say who wrote the document (its authors, a mail's sender).
+AUTHOR_FIELDS = {"author", "authors", "by", "from"}
 # Mail header fields: their values are people only where an address says so ('To: All staff' is no one).
 EMAIL_FIELDS = {"from", "to", "cc", "bcc", "reply-to", "sender"}
 _ADDRESS = re.compile(r"<[^<>\s]+@[^<>\s]+>|[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -47,6 +49,7 @@ class HeaderBlock(BaseModel):
     end: int = 0
     people: list[tuple[int, int]] = []
     person_fields: list[tuple[int, int]] = []  # the value spans of the person fields
+    authors: list[tuple[int, int]] = []  # the people of the author fields, as spans
 
 
 def plausible_name(name: str) -> bool:
@@ -152,8 +155,11 @@ def read_header(text: str) -> HeaderBlock:
         return HeaderBlock()
     person_fields = [(s, e) for name, s, e in fields if name in PERSON_FIELDS]
     people = [span for s, e in person_fields for span in _name_spans(text, s, e)]
+    authors = [span for name, s, e in fields if name in AUTHOR_FIELDS and name in PERSON_FIELDS
+               for span in _name_spans(text, s, e)]
     for name, s, e in fields:
         if name in EMAIL_FIELDS and (addressed := addressed_names(text, s, e)):
             person_fields.append((s, e))
             people += addressed
-    return HeaderBlock(end=position, people=people, person_fields=person_fields)
+            authors += addressed if name in AUTHOR_FIELDS else []
+    return HeaderBlock(end=position, people=people, person_fields=person_fields, authors=authors)

@@ -41,8 +41,11 @@ from pipeline.embedding import embed_texts
 
 
 def _source_write(
-    parsed: ParsedDocument, status: SourceStatus, reason: str | None = None, focus: str | None = None
+    parsed: ParsedDocument, status: SourceStatus, reason: str | None = None, focus: str | None = None,
+    authors: list[str] | None = None,
 ) -> SourceWrite:
+    submitted = parsed.kind is SourceKind.SUBMISSION
+    author = parsed.author if submitted else ", ".join(authors or []) or None
     return SourceWrite(
         id=parsed.source_id,
         key=parsed.key,
@@ -53,7 +56,9 @@ def _source_write(
         status=status.value,
         reason=reason,
         truncated_reason=parsed.truncated_reason,
-        author=parsed.author,
+        author=author,
+        author_kind=("assistant" if submitted else "document") if author else None,
+        author_key=parsed.author_key if submitted else None,
         focus_slug=focus,
     )
 
@@ -61,7 +66,7 @@ def _source_write(
 def plan_document_write(owner: str, resolved: ResolvedDocument) -> DocumentWrite:
     extracted = resolved.extracted
     parsed = extracted.parsed
-    source = _source_write(parsed, SourceStatus.INGESTED, focus=resolved.focus_slug)
+    source = _source_write(parsed, SourceStatus.INGESTED, focus=resolved.focus_slug, authors=extracted.authors)
     slug_of = {r.entity: r.slug for r in resolved.resolutions}
 
     pages: dict[str, PageUpsert] = {}

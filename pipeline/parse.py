@@ -347,6 +347,7 @@ class Submission(BaseModel):
     anchor_slug: str | None = None
     new_project: str | None = None
     author: str | None = None
+    author_key: str | None = None  # the id of the access key that sent it
 
 
 def submission_file(key: str, settings: Settings) -> Path:
@@ -372,5 +373,6 @@ def parse_submission(key: str, owner: str, settings: Settings) -> ParsedDocument
             "focus": submission.new_project,
             "anchor_slug": submission.anchor_slug,
             "author": submission.author,
+            "author_key": submission.author_key,
         }
     )

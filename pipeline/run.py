@@ -223,6 +223,7 @@ def submit_text(
     anchor_slug: str | None = None,
     new_project: str | None = None,
     author: str | None = None,
+    author_key: str | None = None,
 ) -> MergeOutcome:
     """edit_page_body's way in: run prose through the same assets as an upload (a recorded
     Dagster run) and report what actually changed. The caller checks that the anchor exists."""
@@ -230,7 +231,8 @@ def submit_text(
     key = f"{SUBMISSION_PREFIX}{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}"
     path = submission_file(key, settings)
     path.parent.mkdir(parents=True, exist_ok=True)
-    submission = Submission(body=body, anchor_slug=anchor_slug, new_project=new_project, author=author)
+    submission = Submission(body=body, anchor_slug=anchor_slug, new_project=new_project, author=author,
+                            author_key=author_key)
     path.write_text(submission.model_dump_json())
     with _submit_lock:
         report = run_ingest([key], owner=owner)

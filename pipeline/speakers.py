@@ -96,6 +96,7 @@ class Attendee(BaseModel):
     name: Span
     short: list[Span] = []
     organisation: Span | None = None
+    wrote_it: bool = False  # named by the document's byline ('Prepared by …'): one of its authors
 
 
 class SpeakerLabel(BaseModel):
@@ -115,6 +116,11 @@ class MeetingNotes(BaseModel):
     @property
     def people(self) -> list[Span]:
         return [a.name for a in self.attendees]
+
+    @property
+    def authors(self) -> list[Span]:
+        """The people its byline names as having written it."""
+        return [a.name for a in self.attendees if a.wrote_it]
 
 
 def lines_with_offsets(text: str) -> list[tuple[int, str]]:
@@ -356,7 +362,8 @@ def _attendee_lists(text: str, lines: list[tuple[int, str]]) -> tuple[list[Atten
         byline = _BYLINE.match(line) if number < byline_lines else None
         if byline and is_list_of_names(line[byline.end() : len(line.rstrip(" \t*_"))]):
             value = (start + byline.end(), start + len(line.rstrip(" \t*_")))
-            found = [a for a in _entries(text, *value) if _a_persons_name(text[a.name[0] : a.name[1]])]
+            found = [a.model_copy(update={"wrote_it": True}) for a in _entries(text, *value)
+                     if _a_persons_name(text[a.name[0] : a.name[1]])]
             attendees.extend(found)
             if found:
                 ruled.append(value)

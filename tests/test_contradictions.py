@@ -134,3 +134,29 @@ def test_the_conflicts_command_lists_them_and_names_a_missing_page(disagreeing_n
     missing = subprocess.run([sys.executable, "-m", "subtext.cli", "conflicts", "no-such-page"], cwd=PROJECT_ROOT,
                              env=env, capture_output=True, text=True, timeout=300)
     assert missing.returncode == 1 and "No page has the slug 'no-such-page'" in missing.stderr
+
+
+def test_odd_numbers_and_impossible_dates_never_break_a_page():
+    # found in review: '£500' after a day was read as its year, and impossible days reached date()
+    assert _conflicts("On 3 March £500 was paid.", "By 3 March 400k users signed up.", "On March 3 1.25 litres spilled.") == []
+    impossible = ["The launch is on 2026-02-31.", "The launch is on 31 February 2026.", "The launch is on 2026-13-01."]
+    found = _conflicts(*impossible, "The launch is on 2027-03-01.", "The launch is on 3 March 0000.",
+                       days=[date(2026, 1, 1), date(2026, 1, 2), date(2026, 1, 4), date(2026, 12, 1), date(2026, 1, 3)])
+    # impossible days are no days; '3 March' (of a year no one writes) still differs from 1 March 2027
+    assert [texts for _, texts in found] == [["The launch is on 2027-03-01.", "The launch is on 3 March 0000."]]
+
+
+def test_a_slip_as_long_as_the_gap_between_two_notes_is_still_a_conflict():
+    # found in review: a launch moved by three months in a note three months later read as recurring
+    assert _conflicts("The launch is on 1 March 2026.", "The launch is on 1 June 2026.",
+                      days=[date(2026, 1, 1), date(2026, 4, 1)])[0][0] == "dates"
+    assert _conflicts("Acme was founded in 2019.", "Acme was founded in 2021.", name="Acme",
+                      days=[date(2020, 1, 1), date(2022, 1, 1)])[0][0] == "dates"
+    # a capitalised word by its place is no name's: 'In 2019', 'Budget:'
+    assert _conflicts("In 2019 Acme moved its office.", "In 2021 Acme moved its office.", name="Acme")[0][0] == "dates"
+    assert _conflicts("Budget: £40,000", "Budget: £55,000")[0][0] == "numbers"
+    # a year before a noun says which one: two elections, two budgets, no conflict
+    assert _conflicts("Title: 2022 Term Steering Council election", "Title: 2021 Term Steering Council election",
+                      name="x", days=[date(2021, 10, 4), date(2020, 10, 29)]) == []
+    # 'may' the verb is no month
+    assert _conflicts("A team of 5 may join the pilot.", "A team of 8 may join the pilot.")[0][0] == "numbers"

@@ -67,7 +67,11 @@ CALL (p) {{
   WITH f ORDER BY f.first_seen, f.position, f.id
   LIMIT $per_page
   RETURN collect({{id: f.id, text: f.text, first_seen: f.first_seen,
-                  sources: [(f)-[:FROM]->(s:Source) WHERE s.status <> 'retired' AND {SOURCE_IN_SIGHT} | s.key]}}) AS facts
+                  sources: [(f)-[:FROM]->(s:Source) WHERE s.status <> 'retired' AND {SOURCE_IN_SIGHT} | s.key],
+                  authors: [(f)-[:FROM]->(s:Source) WHERE s.status <> 'retired' AND {SOURCE_IN_SIGHT}
+                                                       AND s.author IS NOT NULL |
+                            {{name: s.author, kind: coalesce(s.author_kind, CASE WHEN s.kind = 'submission'
+                                                                         THEN 'assistant' END)}}]}}) AS facts
 }}
 CALL (p) {{
   MATCH (f:Fact)-[:ABOUT]->(p)

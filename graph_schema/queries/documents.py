@@ -59,7 +59,8 @@ MERGE (s:Source {owner: $owner, id: $src.id})
   ON CREATE SET s.created_at = datetime()
 SET s.key = $src.key, s.kind = $src.kind, s.title = $src.title, s.format = $src.format,
     s.content_hash = $src.content_hash, s.status = $src.status, s.reason = $src.reason,
-    s.truncated_reason = $src.truncated_reason, s.author = $src.author, s.focus = $src.focus_slug,
+    s.truncated_reason = $src.truncated_reason, s.author = $src.author, s.author_kind = $src.author_kind,
+    s.author_key = $src.author_key, s.focus = $src.focus_slug,
     s.ingested_at = datetime()
 """
 

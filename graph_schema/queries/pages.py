@@ -25,6 +25,9 @@ RETURN p {{.slug, .title, .kind, .aliases, .created_at, .updated_at,
            id: f.id, text: f.text, first_seen: f.first_seen, kind: f.kind, owner: f.action_owner, due: f.due,
            sources: [(f)-[r:FROM]->(s:Source {{owner: $owner}}) WHERE s.status <> 'retired' AND {SOURCE_IN_SIGHT} | {{
                source_id: s.id, key: s.key, kind: s.kind, title: s.title, author: s.author,
+               author_kind: coalesce(s.author_kind, CASE WHEN s.kind = 'submission' AND s.author IS NOT NULL
+                                                         THEN 'assistant' END),
+               yours: coalesce($key_id IS NOT NULL AND s.author_key = $key_id, false),
                start: r.start, end: r.end}}]
        }}] AS facts
 """
@@ -69,17 +72,20 @@ def to_native(value: Any) -> Any:
 
 def get_page(
     tx: neo4j.ManagedTransaction, owner: str, slug: str, max_facts: int, max_links: int | None = None,
-    visible: list[str] | None = None, areas: list[str] | None = None,
+    visible: list[str] | None = None, areas: list[str] | None = None, key_id: str | None = None,
 ) -> PageDetail | None:
     """One page in full; None if it does not exist or is not in `visible` (None: no limit). A
-    limited key reads only the facts the scope rule lets it (`graph_schema.queries.sight`)."""
-    record = tx.run(GET_PAGE, owner=owner, slug=slug, max_facts=max_facts, visible=visible, areas=areas).single()
+    limited key reads only the facts the scope rule lets it (`graph_schema.queries.sight`).
+    `key_id`: the reader's access key, whose own submissions are marked `yours`."""
+    record = tx.run(GET_PAGE, owner=owner, slug=slug, max_facts=max_facts, visible=visible, areas=areas,
+                    key_id=key_id).single()
     if record is None:
         moved = folded_into(tx, owner, [slug], visible).get(slug)
         if moved is None:
             return None
         slug = moved.slug
-        record = tx.run(GET_PAGE, owner=owner, slug=slug, max_facts=max_facts, visible=visible, areas=areas).single()
+        record = tx.run(GET_PAGE, owner=owner, slug=slug, max_facts=max_facts, visible=visible, areas=areas,
+                        key_id=key_id).single()
         if record is None:
             return None
     page = record["page"]

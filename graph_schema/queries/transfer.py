@@ -22,7 +22,9 @@ ORDER BY p.slug LIMIT $batch
 EXPORT_SOURCES = """
 MATCH (s:Source {owner: $owner}) WHERE s.id > $after
 RETURN s {.id, .key, .kind, .title, .format, .content_hash, .status, .reason, .truncated_reason,
-          .author, .focus, .created_at, .ingested_at, .retired_at} AS row
+          .author, .focus, .created_at, .ingested_at, .retired_at,
+          author_kind: coalesce(s.author_kind, CASE WHEN s.kind = 'submission' AND s.author IS NOT NULL
+                                                    THEN 'assistant' END)} AS row
 ORDER BY s.id LIMIT $batch
 """
 
@@ -93,7 +95,8 @@ UNWIND $rows AS row
 CREATE (s:Source {owner: $owner, id: row.id})
 SET s.key = row.key, s.kind = row.kind, s.title = row.title, s.format = row.format,
     s.content_hash = row.content_hash, s.status = row.status, s.reason = row.reason,
-    s.truncated_reason = row.truncated_reason, s.author = row.author, s.focus = row.focus,
+    s.truncated_reason = row.truncated_reason, s.author = row.author, s.author_kind = row.author_kind,
+    s.focus = row.focus,
     s.created_at = datetime(row.created_at), s.ingested_at = datetime(row.ingested_at),
     s.retired_at = datetime(row.retired_at)
 """
