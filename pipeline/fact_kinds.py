@@ -190,10 +190,20 @@ _TO_DECIDE = re.compile(
 )
 
 
+# - what others would be free to choose: an option a design or a policy gives them ("their users
+#   could then decide whether…", "clinics may choose which…"); what "we" or "I" could choose stays open.
+_OTHERS_MAY_CHOOSE = re.compile(
+    r"\b(?!(?:we|i)\b)[a-z]+\s+(?:(?:then|also|still|now|easily|freely|each)\s+)?(?:can|could|may|might)\s+"
+    r"(?:(?:then|also|still|now|easily|freely|each)\s+)?(?:decide|choose|determine|select|pick)\s+"
+    r"(?:for\s+themselves\s+)?(?:whether|if|which|what|how|when)\b[^,;:]*",
+    re.IGNORECASE,
+)
+
+
 def stated_part(text: str) -> str:
     """The sentence with its conditions and instructions blanked out (same length, so positions hold):
     what is left is what it states happened or is still open."""
-    for pattern in (_HYPOTHETICAL, _TO_READER, _TO_DECIDE):
+    for pattern in (_HYPOTHETICAL, _TO_READER, _TO_DECIDE, _OTHERS_MAY_CHOOSE):
         text = pattern.sub(lambda m: " " * len(m.group(0)), text)
     return text
 

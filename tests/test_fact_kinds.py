@@ -246,6 +246,11 @@ def test_a_task_is_due_when_its_sentence_says_it_happens():
         ("Without the marker it could become unclear which wheel was used.", S),
         ("It is unclear how to account for such variants while performing universal resolution.", Q),
         ("Who owns the migration would be unclear to me too, and it still is unclear.", Q),
+        # seen in the 20-PEP brief: what others would be free to choose is an option a design gives
+        # them, nothing the writer left open; what we could still choose is open
+        ("Their users could then decide whether they can afford to regenerate the code often.", S),
+        ("Clinics may choose which reminder channel they use.", S),
+        ("We could decide whether to drop the old API in May.", Q),
     ],
 )
 def test_instructions_and_conditions_are_no_decisions_or_open_questions(sentence, kind):
