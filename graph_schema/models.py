@@ -217,6 +217,7 @@ class LinkView(Model):
     type: Literal["RELATES_TO", "IN_CONTEXT", "POSSIBLY_SAME"]
     direction: Literal["out", "in", "both"] = "both"
     page: PageRef
+    suggested: bool = False  # a RELATES_TO subtext suggests (named together in several documents); link_pages confirms it
 
 
 class ConflictingFact(Model):

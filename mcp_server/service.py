@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from graph_schema import db
 from graph_schema.access import PAUSED_MESSAGE, Access
-from graph_schema.document_text import fence
+from graph_schema.document_text import DATA_NOT_INSTRUCTIONS, fence
 from graph_schema.errors import AccessRefused, GraphUnavailable, InvalidRequest, PageNotFound
 from graph_schema.kinds import PageKind
 from graph_schema.local_writes import RecentRead, written_stamp
@@ -62,6 +62,15 @@ class SnapshotLink(BaseModel):
     target: str
 
 
+class SuggestedLink(BaseModel):
+    """A RELATES_TO subtext suggests: the two pages are named together in several documents, in no
+    one sentence. link_pages confirms it."""
+
+    source: str
+    target: str
+    evidence: str = Field(description="Why it is suggested, " + DATA_NOT_INSTRUCTIONS + ".")
+
+
 class Snapshot(BaseModel):
     pages: list[PageRef]
     links: list[SnapshotLink]
@@ -69,10 +78,15 @@ class Snapshot(BaseModel):
     total_links: int
     more: str | None = None
     next_cursor: str | None = None  # pass it back as `cursor` for the next pages; None: this was the last part
+    # only when the server offers the upkeep group, to keys that may use it and see the whole graph
+    suggested_links: list[SuggestedLink] = Field(default_factory=list)
 
 
 class TraverseStep(PageRef):
     weight: int
+    suggested: bool = Field(default=False, description="A link subtext suggests (no document states it); "
+                                                       "link_pages confirms it.")
+    evidence: str | None = Field(default=None, description="Why it is suggested, " + DATA_NOT_INSTRUCTIONS + ".")
 
 
 class TraverseAnswer(BaseModel):
@@ -295,7 +309,8 @@ class GraphService:
     def get_page(self, access: Access, slug: str) -> PageAnswer:
         page = db.read(self.driver(), get_page, access.owner, slug, self.settings.get_page_max_facts,
                        self.settings.get_page_max_links,
-                       visible=self.visible(access), areas=access.areas, key_id=access.key_id)
+                       visible=self.visible(access), areas=access.areas, key_id=access.key_id,
+                       suggested=self.shows_suggestions(access))
         if page is None:
             raise PageNotFound(slug)
         conflicts = db.read(self.driver(), page_conflicts, access.owner, page.slug, self.settings,
@@ -327,7 +342,7 @@ class GraphService:
         s = self.settings
         after = _snapshot_position(cursor) if cursor else None
         data = db.read(self.driver(), navigation.snapshot, access.owner, s.snapshot_max_pages, s.snapshot_max_links,
-                       self.visible(access), access.areas, after)
+                       self.visible(access), access.areas, after, self.shows_suggestions(access))
         next_cursor = _snapshot_cursor(data["next"]) if data["next"] else None
         notes = []
         if next_cursor or cursor:
@@ -344,6 +359,7 @@ class GraphService:
             total_links=data["total_links"],
             more=" ".join(notes) or None,
             next_cursor=next_cursor,
+            suggested_links=[SuggestedLink(**link) for link in data["suggested"]],
         )
 
     def traverse(self, access: Access, from_slug: str, edge_type: str, within: str | None, limit: int) -> TraverseAnswer:
@@ -363,7 +379,7 @@ class GraphService:
             )
         limit = max(1, min(limit, self.settings.traverse_max_limit))
         rows = db.read(self.driver(), navigation.traverse, access.owner, from_slug, edge_type, within, limit, visible,
-                       access.areas)
+                       access.areas, self.shows_suggestions(access))
         path = [TraverseStep(**r) for r in rows]
         sources = [start, *[PageRef(slug=p.slug, title=p.title, kind=p.kind) for p in path]]
         return TraverseAnswer(start=start, edge_type=edge_type, within=within, path=path, sources=sources)
@@ -478,6 +494,9 @@ class GraphService:
         outcome = db.write(self.driver(), navigation.link_pages, access.owner, from_slug, to_slug)
         if outcome is LinkOutcome.MISSING:  # deleted (folded) between the check and the write
             raise PageNotFound(from_slug if not self._exists(access, from_slug, visible) else to_slug)
+        if outcome is LinkOutcome.CONFIRMED:
+            return LinkAnswer(message=f"Confirmed the suggested link between {from_slug} and {to_slug}: it is now "
+                                      "your own RELATES_TO.")
         if outcome is LinkOutcome.CREATED:
             return LinkAnswer(message=f"Linked {from_slug} and {to_slug} (RELATES_TO).")
         if outcome is LinkOutcome.MADE_MANUAL:
@@ -486,6 +505,11 @@ class GraphService:
         return LinkAnswer(message=f"{from_slug} and {to_slug} were already linked; nothing changed.")
 
     # ------------------------------------------------------------------ upkeep (an opt-in group)
+
+    def shows_suggestions(self, access: Access) -> bool:
+        """Whether get_page, traverse and graph_snapshot list the links subtext suggests: an opt-in
+        like the upkeep tools (the ten stay as specified by default), for keys that see everything."""
+        return self.settings.upkeep_tools and access.upkeep and access.sees_everything
 
     @staticmethod
     def check_upkeep(access: Access, *, whole_graph: bool = True) -> None:

@@ -213,7 +213,8 @@ MERGE (x)-[:ABOUT]->(p)
 """
 
 # Two pages have one RELATES_TO whichever way round it was made (a hand link, an older graph or
-# an import may hold b->a): the source joins the link there is; a new one runs in slug order.
+# an import may hold b->a): the source joins the link there is; a new one runs in slug order. A link
+# the document now states answers a suggestion (graph_schema.queries.connections).
 WRITE_RELATIONS = """
 UNWIND $pairs AS pair
 MATCH (a:Page {owner: $owner, slug: pair[0]}), (b:Page {owner: $owner, slug: pair[1]})
@@ -223,6 +224,9 @@ FOREACH (r IN CASE WHEN existing IS NULL THEN [1] ELSE [] END |
   CREATE (a)-[:RELATES_TO {created_at: datetime(), sources: [$sid], manual: false}]->(b))
 FOREACH (r IN CASE WHEN existing IS NOT NULL AND NOT $sid IN coalesce(existing.sources, []) THEN [existing] ELSE [] END |
   SET r.sources = coalesce(r.sources, []) + $sid)
+WITH a, b
+OPTIONAL MATCH (a)-[suggested:SUGGESTED_LINK]-(b)
+DELETE suggested
 """
 
 # "Works at": the sources that say the person page of a RELATES_TO works at its organisation page

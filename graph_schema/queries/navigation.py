@@ -16,6 +16,7 @@ class LinkOutcome(str, Enum):
     """What link_pages did."""
 
     CREATED = "created"  # a new link, made by hand
+    CONFIRMED = "confirmed"  # a suggested link, now the person's own
     MADE_MANUAL = "made manual"  # documents had implied it; now it is the person's own too
     ALREADY_MANUAL = "already manual"  # linked by hand before: nothing changed
     MISSING = "missing"  # one of the pages does not exist (any more)
@@ -40,6 +41,16 @@ MATCH (a:Page {owner: $owner, slug: slug})-[r:RELATES_TO|IN_CONTEXT]->(b:Page {o
 WHERE ($visible IS NULL OR b.slug IN $visible) AND """ + link_in_sight("r") + """
 RETURN a.slug AS source, type(r) AS type, b.slug AS target
 ORDER BY a.slug, type, b.slug
+LIMIT $limit
+"""
+# The links suggested from the pages of one part (graph_schema.queries.connections), apart from the
+# stated ones: for keys that see the whole graph, when the server offers the upkeep group.
+SNAPSHOT_SUGGESTED = """
+UNWIND $listed AS slug
+MATCH (a:Page {owner: $owner, slug: slug})-[s:SUGGESTED_LINK]->(b:Page {owner: $owner})
+WHERE $areas IS NULL AND ($visible IS NULL OR b.slug IN $visible)
+RETURN a.slug AS source, b.slug AS target, s.evidence AS evidence
+ORDER BY a.slug, b.slug
 LIMIT $limit
 """
 SNAPSHOT_TOTALS = """
@@ -74,6 +85,17 @@ WHERE in_sight > 0 OR coalesce(r.manual, false)
 RETURN q.slug AS slug, q.title AS title, q.kind AS kind, in_sight +
        CASE WHEN coalesce(r.manual, false) THEN 1 ELSE 0 END AS weight
 ORDER BY weight DESC, q.title
+LIMIT $limit
+"""
+# The links suggested around a page (graph_schema.queries.connections), after its stated links:
+# for keys that see the whole graph (a suggestion rests on documents of every area), when the
+# server offers the upkeep group.
+TRAVERSE_SUGGESTED = """
+MATCH (start:Page {owner: $owner, slug: $slug})-[s:SUGGESTED_LINK]-(q:Page {owner: $owner})
+WHERE $areas IS NULL AND ($visible IS NULL OR q.slug IN $visible)
+  AND ($within IS NULL OR EXISTS { (q)-[:IN_CONTEXT]->(:Page:Focus {owner: $owner, slug: $within}) })
+RETURN q.slug AS slug, q.title AS title, q.kind AS kind, 0 AS weight, true AS suggested, s.evidence AS evidence
+ORDER BY s.score DESC, q.title
 LIMIT $limit
 """
 # IN_CONTEXT from a thing: the focus areas it is filed under; from a focus area: its members.
@@ -173,7 +195,11 @@ WITH first, second, links, all(r IN links WHERE coalesce(r.manual, false)) AND s
 FOREACH (r IN links | SET r.manual = true)
 FOREACH (_ IN CASE WHEN size(links) = 0 THEN [1] ELSE [] END |
   CREATE (first)-[:RELATES_TO {created_at: datetime(), sources: [], manual: true}]->(second))
-RETURN size(links) = 0 AS created, was_manual
+WITH first, second, links, was_manual
+OPTIONAL MATCH (first)-[suggested:SUGGESTED_LINK]-(second)
+WITH links, was_manual, collect(suggested) AS suggestions
+FOREACH (s IN suggestions | DELETE s)
+RETURN size(links) = 0 AS created, was_manual, size(suggestions) > 0 AS was_suggested
 """
 
 
@@ -184,7 +210,7 @@ def page_kind(tx: neo4j.ManagedTransaction, owner: str, slug: str, visible: list
 
 def snapshot(
     tx: neo4j.ManagedTransaction, owner: str, max_pages: int, max_links: int, visible: list[str] | None = None,
-    areas: list[str] | None = None, after: list[str] | None = None,
+    areas: list[str] | None = None, after: list[str] | None = None, suggested: bool = False,
 ) -> dict:
     """One part of the snapshot: up to `max_pages` pages after `after`, the links that start at them
     (up to `max_links`), the totals, and `next` (the `after` of the next part; None at the end)."""
@@ -200,17 +226,25 @@ def snapshot(
         totals = tx.run(SNAPSHOT_TOTALS_ALL, owner=owner).single()
     else:
         totals = tx.run(SNAPSHOT_TOTALS, owner=owner, visible=visible, areas=areas).single()
+    proposed = [dict(r) for r in tx.run(SNAPSHOT_SUGGESTED, owner=owner, listed=listed, limit=max_links,
+                                        visible=visible, areas=areas)] if suggested else []
     return {"pages": pages, "links": links, "total_pages": totals["pages"], "total_links": totals["links"],
-            "next": following, "links_cut": links_cut}
+            "next": following, "links_cut": links_cut, "suggested": proposed}
 
 
 def traverse(
     tx: neo4j.ManagedTransaction, owner: str, slug: str, edge_type: str, within: str | None, limit: int,
-    visible: list[str] | None = None, areas: list[str] | None = None,
+    visible: list[str] | None = None, areas: list[str] | None = None, suggested: bool = False,
 ) -> list[dict]:
+    """The pages one kind of link leads to from `slug`; with `suggested`, the suggested links after
+    the stated ones (RELATES_TO)."""
     statement = TRAVERSE_RELATES_TO if edge_type == "RELATES_TO" else TRAVERSE_IN_CONTEXT
-    return [dict(r) for r in tx.run(statement, owner=owner, slug=slug, within=within, limit=limit, visible=visible,
+    rows = [dict(r) for r in tx.run(statement, owner=owner, slug=slug, within=within, limit=limit, visible=visible,
                                     areas=areas)]
+    if suggested and edge_type == "RELATES_TO" and len(rows) < limit:
+        rows += [dict(r) for r in tx.run(TRAVERSE_SUGGESTED, owner=owner, slug=slug, within=within,
+                                         limit=limit - len(rows), visible=visible, areas=areas)]
+    return rows
 
 
 def scope_focus(tx: neo4j.ManagedTransaction, owner: str, slug: str, visible: list[str] | None = None,
@@ -268,7 +302,7 @@ def link_pages(tx: neo4j.ManagedTransaction, owner: str, a: str, b: str) -> Link
     if record is None:
         return LinkOutcome.MISSING
     if record["created"]:
-        outcome = LinkOutcome.CREATED
+        outcome = LinkOutcome.CONFIRMED if record["was_suggested"] else LinkOutcome.CREATED
     elif record["was_manual"]:
         return LinkOutcome.ALREADY_MANUAL  # nothing changed: no new graph version
     else:

@@ -33,10 +33,13 @@ RETURN p {{.slug, .title, .kind, .aliases, .created_at, .updated_at,
 """
 
 PAGE_LINKS = """
-MATCH (p:Page {owner: $owner, slug: $slug})-[r:RELATES_TO|IN_CONTEXT|POSSIBLY_SAME]-(q:Page {owner: $owner})
+MATCH (p:Page {owner: $owner, slug: $slug})-[r:RELATES_TO|IN_CONTEXT|POSSIBLY_SAME|SUGGESTED_LINK]-(q:Page {owner: $owner})
 WHERE ($visible IS NULL OR q.slug IN $visible) AND """ + link_in_sight("r") + """
-RETURN type(r) AS type, startNode(r) = p AS outgoing, q.slug AS slug, q.title AS title, q.kind AS kind
-ORDER BY type, q.title
+  AND (type(r) <> 'SUGGESTED_LINK' OR ($suggested AND $areas IS NULL))
+WITH p, r, q, type(r) = 'SUGGESTED_LINK' AS suggested
+RETURN CASE WHEN suggested THEN 'RELATES_TO' ELSE type(r) END AS type, suggested, startNode(r) = p AS outgoing,
+       q.slug AS slug, q.title AS title, q.kind AS kind
+ORDER BY type, suggested, q.title
 LIMIT $max_links
 """
 
@@ -73,10 +76,12 @@ def to_native(value: Any) -> Any:
 def get_page(
     tx: neo4j.ManagedTransaction, owner: str, slug: str, max_facts: int, max_links: int | None = None,
     visible: list[str] | None = None, areas: list[str] | None = None, key_id: str | None = None,
+    suggested: bool = False,
 ) -> PageDetail | None:
     """One page in full; None if it does not exist or is not in `visible` (None: no limit). A
     limited key reads only the facts the scope rule lets it (`graph_schema.queries.sight`).
-    `key_id`: the reader's access key, whose own submissions are marked `yours`."""
+    `key_id`: the reader's access key, whose own submissions are marked `yours`; `suggested`: list
+    the links subtext suggests too (graph_schema.queries.connections)."""
     record = tx.run(GET_PAGE, owner=owner, slug=slug, max_facts=max_facts, visible=visible, areas=areas,
                     key_id=key_id).single()
     if record is None:
@@ -106,8 +111,9 @@ def get_page(
             type=r["type"],
             direction="both" if r["type"] != "IN_CONTEXT" else ("out" if r["outgoing"] else "in"),
             page=PageRef(slug=r["slug"], title=r["title"], kind=PageKind(r["kind"])),
+            suggested=r["suggested"],
         )
-        for r in tx.run(PAGE_LINKS, owner=owner, slug=slug, visible=visible, areas=areas,
+        for r in tx.run(PAGE_LINKS, owner=owner, slug=slug, visible=visible, areas=areas, suggested=suggested,
                         max_links=get_settings().get_page_max_links if max_links is None else max_links)
     ]
     return PageDetail(
