@@ -171,8 +171,6 @@ class Settings(BaseSettings):
     get_page_max_links: int = Field(default=500, description="get_page lists at most this many of a page's links, strongest first.")
     connection_min_documents: int = Field(default=2, ge=2, description="Two pages no document links get a suggested link when they are named together in at least this many documents ...")
     connection_min_share: float = Field(default=0.67, gt=0, le=1, description="... and at least this share of the documents naming either names both (named together, rarely apart).")
-    connection_max_per_page: int = Field(default=3, ge=1, description="A run suggests at most this many new links for one page, the strongest first.")
-    connection_max_pages_per_run: int = Field(default=500, ge=1, description="A run looks for suggested links around at most this many of the pages it wrote.")
     contradiction_max_facts: int = Field(default=300, gt=1, description="Contradictions are looked for among a page's newest this many facts.")
     contradiction_min_overlap: float = Field(default=0.5, ge=0, le=1, description="Two facts say the same thing of a page when the other has this share of the shorter one's content words (the page's name left out); only then can their numbers or dates conflict.")
     contradiction_min_shared_words: int = Field(default=1, ge=1, description="... and they share at least this many content words.")

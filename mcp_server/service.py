@@ -494,10 +494,10 @@ class GraphService:
         outcome = db.write(self.driver(), navigation.link_pages, access.owner, from_slug, to_slug)
         if outcome is LinkOutcome.MISSING:  # deleted (folded) between the check and the write
             raise PageNotFound(from_slug if not self._exists(access, from_slug, visible) else to_slug)
-        if outcome is LinkOutcome.CONFIRMED:
+        if outcome is LinkOutcome.CONFIRMED and self.shows_suggestions(access):
             return LinkAnswer(message=f"Confirmed the suggested link between {from_slug} and {to_slug}: it is now "
                                       "your own RELATES_TO.")
-        if outcome is LinkOutcome.CREATED:
+        if outcome in (LinkOutcome.CREATED, LinkOutcome.CONFIRMED):  # a suggestion the key does not see stays unsaid
             return LinkAnswer(message=f"Linked {from_slug} and {to_slug} (RELATES_TO).")
         if outcome is LinkOutcome.MADE_MANUAL:
             return LinkAnswer(message=f"{from_slug} and {to_slug} were linked by their documents; the link is now "

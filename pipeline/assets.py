@@ -29,7 +29,6 @@ from graph_schema.errors import GraphUnavailable, InvalidRequest
 from graph_schema.models import ExtractedDocument, MergeOutcome, ParsedDocument, ResolvedDocument
 from graph_schema.settings import get_settings
 from knowledge.brief import brief_is_stale, rebuild_brief
-from knowledge.connections import suggest_connections
 from pipeline.embedding import embed_texts_remembered
 from pipeline.resources import GraphResource, ProgressReporter
 from pipeline.stages import extract_mentions, merge_documents, parse_sources, resolve_entities
@@ -200,10 +199,6 @@ def graph_merge(
         for written in merge_documents(documents_in, owner, driver, per_transaction):
             outcomes.extend(written)
             progress.stage("merge", len(outcomes), len(documents_in))
-        written_pages = [slug for o in outcomes if o.status == "ingested" for slug in (*o.pages_created, *o.pages_updated)]
-        suggested = db.write(driver, suggest_connections, owner, written_pages, get_settings())
-    if suggested:
-        context.log.info(f"{suggested} suggested link{'s' if suggested != 1 else ''} between pages named together")
     seconds = round(time.perf_counter() - started, 3)
     for outcome in outcomes:
         if outcome.status == "failed":

@@ -26,6 +26,7 @@ from graph_schema.kinds import PageKind, SourceKind, SourceStatus
 from graph_schema.models import ExtractedDocument, KnownPage, MergeOutcome, ParsedDocument, ResolvedDocument
 from graph_schema.queries.documents import known_pages, pages_named_with, source_states
 from graph_schema.queries.owners import graph_version, lock_graph
+from knowledge.connections import suggest_connections
 from graph_schema.queries.search import vector_candidates
 from graph_schema.settings import Settings, get_settings
 from pipeline.embedding import embed_texts
@@ -165,6 +166,9 @@ def _merge_locked(
     if lock_graph(tx, owner) != resolved_at:
         batch = _resolve_again(tx, owner, batch, settings)
     outcomes, changes = merge_batch(tx, owner, batch, retyped_in_run=retyped)
+    # in the same transaction: a merge that commits always leaves its pages' suggestions current
+    written = [slug for o in outcomes if o.status in ("ingested", "retired") for slug in (*o.pages_created, *o.pages_updated)]
+    suggest_connections(tx, owner, written, settings)
     return outcomes, graph_version(tx, owner), changes
 
 

@@ -52,7 +52,36 @@ async def test_pages_named_together_in_two_notes_get_a_suggested_link_that_link_
             path = (await client.call_tool("traverse", {"from_slug": "snowflake", "edge_type": "RELATES_TO"})).structured_content["path"]
             assert not any(step["suggested"] for step in path)
             assert (await client.call_tool("graph_snapshot", {})).structured_content["suggested_links"] == []
+            links = (await client.call_tool("get_page", {"slug": "airflow"})).structured_content["page"]["links"]
+            assert not any(link["suggested"] for link in links)
 
+    # a note that states the link answers the suggestion
+    write(graph["upload"], "data/plan.md", "# Plan\n\nAirflow will load Snowflake every hour from March.\n")
+    assert {o.status for o in ingest_paths([graph["upload"]]).outcomes} >= {"ingested"}
+    assert _suggested(graph) == set()
+    [link] = graph["db"].read(graph["driver"], links_between, graph["owner"], "airflow", "snowflake")
+    assert link["manual"] is False and len(link["sources"]) == 1
+
+
+async def test_link_pages_confirms_a_suggestion_and_says_so_only_to_keys_that_see_it(graph, served_with_upkeep):
+    write(graph["upload"], "data/sync.md", "# Data sync\n\nRina Patel moved the nightly loads to Snowflake.\n\n"
+                                           "The Airflow scheduler runs them at two.\n")
+    write(graph["upload"], "data/costs.md", "# Cost review\n\nThe Snowflake bill doubled in October.\n\n"
+                                            "Airflow retries too often, says the vendor.\n")
+    assert {o.status for o in ingest_paths([graph["upload"]]).outcomes} == {"ingested"}
+    served = served_with_upkeep
+    full, plain = served.mcp(make_key(graph, "upkeep", upkeep=True)), served.mcp(make_key(graph, "plain"))
+
+    async with Client(plain) as client:  # found in review: the answer told any key that a suggestion was there
+        answer = (await client.call_tool("link_pages", {"from_slug": "snowflake", "to_slug": "airflow"})).structured_content
+        assert "Confirmed" not in answer["message"] and "Linked" in answer["message"]
+    assert _suggested(graph) == set()
+    graph["db"].write(graph["driver"], lambda tx: tx.run(
+        "MATCH (:Page {owner: $o, slug: 'airflow'})-[r:RELATES_TO]-(:Page {slug: 'snowflake'}) DELETE r", o=graph["owner"]).consume())
+    write(graph["upload"], "data/costs.md", "# Cost review\n\nThe Snowflake bill doubled in November.\n\n"
+                                            "Airflow retries too often, says the vendor.\n")
+    ingest_paths([graph["upload"]])  # the changed note works the suggestion out again
+    assert _suggested(graph) == {frozenset(("snowflake", "airflow"))}
     async with Client(full) as client:
         answer = (await client.call_tool("link_pages", {"from_slug": "snowflake", "to_slug": "airflow"})).structured_content
         assert "Confirmed the suggested link" in answer["message"]

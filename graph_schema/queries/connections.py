@@ -12,25 +12,33 @@ from __future__ import annotations
 import neo4j
 
 from graph_schema.kinds import ENTITY_KINDS
-from graph_schema.queries.owners import bump_version
 
 # Pages named in the same documents as one of `$slugs`, in at least `$min_documents` of them, and
 # in few others (`$min_share` of the documents naming either names both): what keeps coming up
-# together without a sentence naming both. Never a pair already linked, suggested, paired for review or kept apart.
+# together without a sentence naming both. Never a pair already linked, paired for review or kept
+# apart. Documents are counted as sources (many notes share a title such as 'Weekly sync').
 SHARED_CONTEXT = """
 UNWIND $slugs AS slug
 MATCH (p:Page {owner: $owner, slug: slug})<-[:MENTIONS]-(s:Source)-[:MENTIONS]->(q:Page {owner: $owner})
 WHERE p.kind IN $kinds AND q.kind IN $kinds AND q <> p AND s.status <> 'retired'
-  AND NOT EXISTS { (p)-[:RELATES_TO|SUGGESTED_LINK|POSSIBLY_SAME|NOT_SAME]-(q) }
-WITH p, q, collect(DISTINCT s.title) AS shared
+  AND NOT EXISTS { (p)-[:RELATES_TO|POSSIBLY_SAME|NOT_SAME]-(q) }
+WITH p, q, collect(DISTINCT s) AS shared
 WHERE size(shared) >= $min_documents
 WITH p, q, shared,
      COUNT { (p)<-[:MENTIONS]-(x:Source) WHERE x.status <> 'retired' } AS p_documents,
      COUNT { (q)<-[:MENTIONS]-(x:Source) WHERE x.status <> 'retired' } AS q_documents
 WITH p, q, shared, toFloat(size(shared)) / (p_documents + q_documents - size(shared)) AS share
 WHERE share >= $min_share
-RETURN p.slug AS slug, q.slug AS other_slug, q.title AS other_title, shared[..3] AS shared, size(shared) AS documents, share
-ORDER BY slug, documents DESC, share DESC, other_slug
+UNWIND shared AS s
+WITH p, q, share, size(shared) AS documents, s.title AS title ORDER BY title
+RETURN p.slug AS slug, q.slug AS other_slug, collect(title)[..3] AS shared, documents, share
+"""
+
+# A page's suggestions are worked out again whenever a run writes it (see knowledge.connections).
+DROP_SUGGESTIONS_OF = """
+UNWIND $slugs AS slug
+MATCH (:Page {owner: $owner, slug: slug})-[s:SUGGESTED_LINK]-(:Page {owner: $owner})
+DELETE s
 """
 
 RECORD_SUGGESTIONS = """
@@ -63,12 +71,11 @@ def shared_context(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str], m
                                     min_documents=min_documents, min_share=min_share)]
 
 
-def record_suggestions(tx: neo4j.ManagedTransaction, owner: str, rows: list[dict]) -> int:
-    """Record suggested links ({a, b, score, evidence}, a < b); returns how many are new."""
-    created = tx.run(RECORD_SUGGESTIONS, owner=owner, rows=rows).consume().counters.relationships_created
-    if created:
-        bump_version(tx, owner)  # get_page and traverse list them
-    return created
+def replace_suggestions(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str], rows: list[dict]) -> None:
+    """The suggestions of the pages `slugs`, worked out again: theirs dropped, `rows` ({a, b, score,
+    evidence}, a < b) recorded."""
+    tx.run(DROP_SUGGESTIONS_OF, owner=owner, slugs=slugs).consume()
+    tx.run(RECORD_SUGGESTIONS, owner=owner, rows=rows).consume()
 
 
 def drop_answered_suggestions(tx: neo4j.ManagedTransaction, owner: str, pairs: list[tuple[str, str]]) -> None:

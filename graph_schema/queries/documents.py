@@ -378,6 +378,12 @@ WITH x, q
 WHERE NOT (x)-[:NOT_SAME]-(q)
 CREATE (x)-[:NOT_SAME {created_at: datetime()}]->(q)
 """
+# A suggestion of the kept page to a page it is now linked to by the folded page's link is answered.
+FOLD_SUGGESTIONS = """
+MATCH (x:Page {owner: $owner, slug: $into_slug})-[s:SUGGESTED_LINK]-(q:Page {owner: $owner})
+WHERE EXISTS { (x)-[:RELATES_TO]-(q) } OR EXISTS { (q)-[:RELATES_TO]-(:Page {owner: $owner, slug: $from_slug}) }
+DELETE s
+"""
 FOLD_REVIEW_PAIRS = """
 MATCH (y:Page {owner: $owner, slug: $from_slug})-[r:POSSIBLY_SAME]-(q:Page {owner: $owner}),
       (x:Page {owner: $owner, slug: $into_slug})
@@ -399,7 +405,7 @@ DETACH DELETE y
 
 def fold_page(tx: neo4j.ManagedTransaction, owner: str, from_slug: str, into_slug: str, evidence: str) -> None:
     for statement in (FOLD_FACTS, FOLD_MENTIONS, FOLD_RELATES_TO, FOLD_IN_CONTEXT, FOLD_NOT_SAME, FOLD_REVIEW_PAIRS,
-                      FOLD_PAGE):
+                      FOLD_SUGGESTIONS, FOLD_PAGE):
         tx.run(statement, owner=owner, from_slug=from_slug, into_slug=into_slug, evidence=evidence).consume()
 
 
