@@ -23,7 +23,8 @@ from datetime import date, datetime, timedelta, timezone
 from graph_schema.errors import InvalidRequest
 from graph_schema.kinds import PageKind
 from graph_schema.models import ConflictingFact, FactConflict
-from knowledge.types import CompiledFact, CompiledItem, CompiledPackage, FocusStatus
+from knowledge.activity import activity_line
+from knowledge.types import CompiledFact, CompiledItem, CompiledPackage, FocusStatus, RelatedArea
 
 
 _RELATIVE = re.compile(r"^\s*(\d{1,4})\s*([hdwm])\s*$", re.IGNORECASE)
@@ -114,6 +115,12 @@ def conflict_line(conflict: FactConflict) -> str:
         said(f) for f in conflict.facts)
 
 
+def _related_line(related: RelatedArea) -> str:
+    """'- Finance (3 shared pages: Daniel Okafor, Project Harbour, …)'."""
+    names = ", ".join(p.title for p in related.shared) + (", …" if related.together > len(related.shared) else "")
+    return f"- {related.area.title} ({related.together} shared page{'s' if related.together != 1 else ''}: {names})"
+
+
 def render_narrative(package: CompiledPackage) -> str:
     t = package.target
     lines = [f"# {t.title} ({t.kind.value})"]
@@ -129,6 +136,10 @@ def render_narrative(package: CompiledPackage) -> str:
         lines += ["", "No facts on this page yet" + (" in that time." if package.since else ".")]
     if package.conflicts:
         lines += ["", "## Facts that disagree (newest first; ask which holds)", *map(conflict_line, package.conflicts)]
+    if package.recent:
+        lines += ["", "## Lately (newest first)", *map(activity_line, package.recent)]
+    if package.related_areas:
+        lines += ["", "## Focus areas sharing pages with it", *map(_related_line, package.related_areas)]
     if package.items:
         heading = {
             PageKind.FOCUS: "What is in this focus area",
@@ -159,6 +170,9 @@ def render_summary(package: CompiledPackage) -> str:
     if package.conflicts:
         more = f" (+{len(package.conflicts) - 1} more)" if len(package.conflicts) > 1 else ""
         lines.append(conflict_line(package.conflicts[0]) + more)
+    if package.recent:
+        more = f" (+{len(package.recent) - 1} more lately)" if len(package.recent) > 1 else ""
+        lines.append("- Latest: " + activity_line(package.recent[0])[2:] + more)
     for item in package.items:
         lines.append(f"- {item.title} ({item.kind.value}): {item.line or item.relation}")
     for relation in package.relations:

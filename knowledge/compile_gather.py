@@ -9,6 +9,7 @@ from graph_schema.kinds import PageKind
 from graph_schema.models import PageRef
 from graph_schema.queries import compile as queries
 from graph_schema.settings import Settings
+from knowledge.activity import recent_activity, related_areas
 from knowledge.brief import focus_material, focus_status
 from knowledge.contradictions import page_conflicts
 from knowledge.compile import (
@@ -74,8 +75,8 @@ def pack_members(package: CompiledPackage, rows: list[dict], member_facts: dict[
 def _package_rows(tx: db.Tx, owner: str, target: PageRef, settings: Settings, since: datetime | None,
                   per_member: int, target_visible: bool, visible: list[str] | None,
                   areas: list[str] | None) -> tuple[list[dict], int, dict, dict, dict | None, list]:
-    """The members of `target`, its facts and theirs, a focus area's status material and the
-    target's conflicting facts: one read."""
+    """The members of `target`, its facts and theirs, a focus area's status material (with its
+    recent activity and related areas) and the target's conflicting facts: one read."""
     rows, total = queries.members(tx, owner, target.slug, settings.compile_max_members, visible, areas)
     target_facts = (queries.facts(tx, owner, [target.slug], since, settings.compile_facts_per_page, visible, areas)
                     if target_visible else {})
@@ -84,6 +85,10 @@ def _package_rows(tx: db.Tx, owner: str, target: PageRef, settings: Settings, si
                 if target.kind is PageKind.FOCUS and target_visible else None)
     conflicts = (page_conflicts(tx, owner, target.slug, settings, visible, areas)
                  if target_visible and target.kind is not PageKind.YOU else [])
+    if material is not None:  # a focus area: its latest sources and the areas it shares pages with
+        material["recent"], _ = recent_activity(tx, owner, since, target.slug, settings.compile_max_recent, settings,
+                                                visible, areas)
+        material["related_areas"] = related_areas(tx, owner, target.slug, settings, visible)
     return rows, total, target_facts, member_facts, material, conflicts
 
 
@@ -133,6 +138,7 @@ def gather(
     )
     if material is not None:
         package.status = focus_status(material, settings, embed)
+        package.recent, package.related_areas = material["recent"], material["related_areas"]
     used = tokens_of(render_narrative(package), per_token)
 
     used, left_out, facts_cut = pack_members(package, rows, member_facts, depth, words, newest_first, budget, used,

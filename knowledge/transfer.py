@@ -93,6 +93,8 @@ class SourceRecord(_Record):
     created_at: str | None = None
     ingested_at: str | None = None
     retired_at: str | None = None
+    changed_at: str | None = None  # when a read file's content last changed
+    active_at: str | None = None  # when it last changed what it says
 
 
 class ChunkRecord(_Record):

@@ -53,6 +53,36 @@ class BriefView(Model):
     cached: bool = False
 
 
+# --------------------------------------------------------------------------- recent activity
+
+
+class ActivityItem(Model):
+    """One source that arrived, changed or went lately, and what it brought (issue 19 item 5)."""
+
+    source: str  # the source's key: a file's path in the upload folder, or a submission's
+    title: str = Field(description="The source's title, " + DATA_NOT_INSTRUCTIONS + ".")
+    kind: Literal["document", "submission"]
+    change: Literal["new", "changed", "deleted", "failed"]
+    why: str  # the change in words: 'new document', 'sent by Claude (assistant)', 'could not be read: …'
+    at: datetime
+    focus: PageRef | None = None  # the focus area it is filed under
+    pages: list[PageRef] = Field(default_factory=list)  # the pages it names, most named first
+    more_pages: int = 0  # how many more it names
+    facts: int = 0
+    decisions: int = 0
+    open_items: int = 0  # action items and open questions not reported done
+    latest_decision: str | None = Field(default=None, description="Its newest decision, " + DATA_NOT_INSTRUCTIONS + ".")
+
+
+class RelatedArea(Model):
+    """A focus area that shares pages with another: how many, and a few of them."""
+
+    area: PageRef
+    together: int
+    members: int
+    shared: list[PageRef] = Field(default_factory=list)
+
+
 # --------------------------------------------------------------------------- compile
 
 Depth = Literal["shallow", "medium", "deep"]
@@ -92,6 +122,8 @@ class CompiledPackage(BaseModel):
     target_facts_total: int = 0
     status: FocusStatus | None = None  # a focus area's decisions, open and closed items (as the brief reads them)
     conflicts: list[FactConflict] = Field(default_factory=list)  # the target's facts that disagree, newest first
+    recent: list[ActivityItem] = Field(default_factory=list)  # a focus area's latest sources, and what each brought
+    related_areas: list[RelatedArea] = Field(default_factory=list)  # focus areas sharing pages with a focus area
     items: list[CompiledItem] = Field(default_factory=list)
     relations: list[CompiledRelation] = Field(default_factory=list)
     omitted: list[str] = Field(default_factory=list)  # what did not fit, said in sentences

@@ -28,6 +28,7 @@ from mcp_server.auth import AccessKeyVerifier, current_caller
 from mcp_server.rate_limit import RateLimiter
 from mcp_server.upload import build_upload_endpoint
 from mcp_server.service import (
+    ActivityAnswer,
     ContradictionsAnswer,
     GraphService,
     LinkAnswer,
@@ -299,6 +300,19 @@ def _add_upkeep_tools(mcp: FastMCP, service: GraphService, call: Callable[[str, 
         without a negation. Each pair comes newest first with its sources and days. Nothing is
         changed or deleted: show them to the person and ask which holds."""
         return call("find_contradictions", lambda a: service.find_contradictions(a, target, limit))
+
+    @mcp.tool(title="Recent activity", annotations=READ_ONLY, auth=_may_read_upkeep)
+    def recent_activity(
+        since: Annotated[str | None, Field(description="How far back: a span such as '7d', '2w' or '12h', or a date "
+                                                       "such as '2026-11-01'. Leave out for the latest, whenever they were.")] = None,
+        focus: Annotated[str | None, Field(description="The slug of a focus area: only what was filed under it.")] = None,
+        limit: Annotated[int, Field(description="How many sources to list (1-50), newest first.", ge=1, le=50)] = 10,
+    ) -> ActivityAnswer:
+        """What changed lately: documents added, changed or deleted in the upload folder, files that
+        could not be read, and prose assistants sent, newest first. Each says why it is listed
+        (new, changed, sent by whom), the pages it names, and how many decisions and open items it
+        brought, with its newest decision. Read-only; keeps to the key's scope."""
+        return call("recent_activity", lambda a: service.recent_activity(a, since, focus, limit))
 
     @mcp.tool(title="Merge pages", annotations=WRITE, auth=_may_upkeep)
     def merge_pages(

@@ -12,6 +12,7 @@ import json
 import logging
 import threading
 from collections import OrderedDict
+from datetime import datetime
 
 import neo4j
 from pydantic import BaseModel, Field
@@ -35,8 +36,9 @@ from knowledge.brief import current_brief, scoped_brief
 from knowledge.keys import authenticate
 from knowledge.scoped_search import fulltext_in_scope, semantic_in_scope
 from knowledge.compile import parse_freshness, render_narrative, render_summary
-from knowledge.types import BriefView, CompileAnswer, CompiledPackage, Depth, Shape
+from knowledge.types import ActivityItem, BriefView, CompileAnswer, CompiledPackage, Depth, Shape
 from knowledge.compile_gather import gather
+from knowledge.activity import recent_activity
 from knowledge.contradictions import page_conflicts
 from knowledge.page_merges import PageMerge, ReviewPair, list_review_pairs, merge_pages
 from pipeline.embedding import embed_text, embed_texts, embed_texts_remembered
@@ -136,6 +138,17 @@ class ContradictionsAnswer(BaseModel):
 
     page: PageRef
     conflicts: list[FactConflict]
+    message: str
+    sources: list[PageRef] = Field(default_factory=list)
+
+
+class ActivityAnswer(BaseModel):
+    """What changed lately: sources newest first, each with what it brought."""
+
+    since: datetime | None = None
+    focus: PageRef | None = None
+    activity: list[ActivityItem]
+    total: int  # how many sources changed in that time (more than `activity` when it was cut)
     message: str
     sources: list[PageRef] = Field(default_factory=list)
 
@@ -552,6 +565,30 @@ class GraphService:
                        + (f" (showing the newest {len(shown)})" if len(shown) < len(conflicts) else "")
                        + ". Nothing was changed: ask the person which holds, and edit_page_body can record it.")
         return ContradictionsAnswer(page=ref, conflicts=shown, message=message, sources=[ref])
+
+    def recent_activity(self, access: Access, since: str | None, focus: str | None, limit: int) -> ActivityAnswer:
+        self.check_upkeep(access, whole_graph=False)
+        visible = self.visible(access)
+        cutoff = parse_freshness(since)
+        area = None
+        if focus:
+            area = self._ref(access, focus, visible)
+            if area.kind is not PageKind.FOCUS:
+                raise InvalidRequest(f"{area.title!r} is a {area.kind.value} page, not a focus area: pass the slug of a "
+                                     "focus area as focus, or leave it out for all of the graph's activity.")
+        items, total = db.read(self.driver(), recent_activity, access.owner, cutoff, area.slug if area else None,
+                               limit, self.settings, visible, access.areas)
+        where = f" in {area.title!r}" if area else ""
+        when = f" since {cutoff:%Y-%m-%d %H:%M} UTC" if cutoff else ""
+        if not items:
+            message = f"Nothing changed{where}{when}: no document was added, changed or deleted and nothing was sent."
+        else:
+            message = (f"{total} source{'s' if total != 1 else ''} changed{where}{when}"
+                       + (f" (showing the newest {len(items)}; pass a shorter since or a focus area for the rest)"
+                          if len(items) < total else "") + ", newest first.")
+        refs = {p.slug: p for item in items for p in (*([item.focus] if item.focus else []), *item.pages)}
+        return ActivityAnswer(since=cutoff, focus=area, activity=items, total=total, message=message,
+                              sources=list(refs.values()))
 
     def merge_pages(self, access: Access, from_slug: str, into_slug: str, dry_run: bool) -> MergeAnswer:
         self.check_upkeep(access)

@@ -179,14 +179,15 @@ def merge_document(
     """Write one document (or record why it failed) inside the batch's transaction."""
     parsed = resolved.extracted.parsed
     if parsed.failure is not None:
-        record_failure(tx, owner, _source_write(parsed, SourceStatus.FAILED, parsed.failure))
+        # filed under its folder's focus area like any other file of it (recent activity of the area)
+        record_failure(tx, owner, _source_write(parsed, SourceStatus.FAILED, parsed.failure, focus=resolved.focus_slug))
         return MergeOutcome(source_id=parsed.source_id, key=parsed.key, status="failed", reason=parsed.failure)
     if parsed.unchanged:
         return MergeOutcome(source_id=parsed.source_id, key=parsed.key, status="unchanged")
     if parsed.deleted:
         if previous_hash is None:  # recorded, so `subtext status` can say what became of it
             reason = "the file no longer exists (deleted before it was read)"
-            record_failure(tx, owner, _source_write(parsed, SourceStatus.FAILED, reason))
+            record_failure(tx, owner, _source_write(parsed, SourceStatus.FAILED, reason, focus=resolved.focus_slug))
             return MergeOutcome(source_id=parsed.source_id, key=parsed.key, status="failed", reason=reason)
         retired = retire_source(tx, owner, parsed.source_id)
         refresh_page_vectors(tx, owner, retired.pages_losing_facts, embed)

@@ -315,6 +315,43 @@ def conflicts(
         out.print(conflict_line(conflict), markup=False, highlight=False)
 
 
+@app.command()
+def recent(
+    since: str = typer.Option(None, "--since", help="How far back: '7d', '2w', '12h' or a date such as 2026-11-01 (default: the latest, whenever)."),
+    focus: str = typer.Option(None, "--focus", help="The slug of a focus area: only what was filed under it."),
+    limit: int = typer.Option(20, "--limit", min=1, help="Show at most this many sources, newest first."),
+) -> None:
+    """List what changed lately: documents added, changed or deleted, files not read, prose assistants sent."""
+    from graph_schema import db
+    from graph_schema.errors import InvalidRequest
+    from graph_schema.kinds import PageKind
+    from graph_schema.queries.pages import page_refs
+    from knowledge.activity import activity_line, recent_activity
+    from knowledge.compile import parse_freshness
+
+    settings = get_settings()
+    try:
+        cutoff = parse_freshness(since)
+    except SubtextError as error:
+        fail(error)
+    with open_graph() as driver:
+        if focus:
+            refs = db.read(driver, page_refs, settings.owner, [focus])
+            if not refs or refs[0].kind is not PageKind.FOCUS:
+                fail(InvalidRequest(f"No focus area has the slug {focus!r}. A focus area is a folder of the upload "
+                                    "folder; `subtext brief` names them."))
+        items, total = db.read(driver, recent_activity, settings.owner, cutoff, focus, limit, settings)
+    if not items:
+        out.print("Nothing changed" + (f" since {cutoff:%Y-%m-%d %H:%M} UTC" if cutoff else "") + ".")
+        return
+    out.print(f"{counted(total, 'source')} changed" + (f" since {cutoff:%Y-%m-%d %H:%M} UTC" if cutoff else "")
+              + (f" (showing the newest {len(items)})" if len(items) < total else "") + ", newest first:")
+    for item in items:
+        out.print(activity_line(item), markup=False, highlight=False)
+        if item.latest_decision:
+            out.print(f"    decided: {item.latest_decision}", markup=False, highlight=False)
+
+
 @app.command("export")
 def export_graph(
     path: Path = typer.Argument(..., help="The JSONL file to write ('-' for standard output)."),

@@ -18,7 +18,7 @@ from tests.conftest import make_key, write
 
 TEN = {"brief", "search", "get_page", "scope", "compile", "graph_snapshot", "traverse",
        "edit_page_body", "rename_page", "link_pages"}
-UPKEEP = {"review", "merge_pages", "find_contradictions"}
+UPKEEP = {"review", "merge_pages", "find_contradictions", "recent_activity"}
 
 
 @pytest.fixture()
@@ -44,8 +44,8 @@ async def test_upkeep_tools_are_listed_only_for_keys_made_for_them_and_merge_is_
         with pytest.raises(ToolError):
             await client.call_tool("review", {})
     async with Client(partial) as client:  # part of the graph: merging would move other areas' facts,
-        # while reading one page's conflicts keeps to the key's scope
-        assert {t.name for t in await client.list_tools()} == TEN | {"find_contradictions"}
+        # while reading one page's conflicts or what changed keeps to the key's scope
+        assert {t.name for t in await client.list_tools()} == TEN | {"find_contradictions", "recent_activity"}
 
     async with Client(upkeep) as client:
         assert {t.name for t in await client.list_tools()} == TEN | UPKEEP

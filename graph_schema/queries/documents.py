@@ -54,9 +54,17 @@ MATCH (p:Page {owner: $owner, slug: slug})
 RETURN p.slug AS slug, p.kind AS kind
 """
 
+# `active_at`: when the source last changed what it says (first written, its content or its status
+# changed); `changed_at`: when the content of a read file last changed (recent activity's 'changed
+# document'). A rerun that reads the same content again moves neither.
 UPSERT_SOURCE = """
 MERGE (s:Source {owner: $owner, id: $src.id})
   ON CREATE SET s.created_at = datetime()
+SET s.changed_at = CASE WHEN s.status = 'ingested' AND $src.status = 'ingested' AND s.content_hash <> $src.content_hash
+                        THEN datetime() ELSE s.changed_at END,
+    s.active_at = CASE WHEN s.active_at IS NULL OR s.status IS NULL OR s.status <> $src.status
+                            OR s.content_hash IS NULL OR s.content_hash <> $src.content_hash
+                       THEN datetime() ELSE s.active_at END
 SET s.key = $src.key, s.kind = $src.kind, s.title = $src.title, s.format = $src.format,
     s.content_hash = $src.content_hash, s.status = $src.status, s.reason = $src.reason,
     s.truncated_reason = $src.truncated_reason, s.author = $src.author, s.author_kind = $src.author_kind,
@@ -449,8 +457,10 @@ def page_kinds(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str]) -> di
 
 
 def record_failure(tx: neo4j.ManagedTransaction, owner: str, source: SourceWrite) -> None:
-    """Keep the reason on the source; the pages, facts and links are not touched."""
+    """Keep the reason on the source; the pages, facts and links are not touched. The graph's
+    version moves: what changed lately (compile's `recent`) now lists the failure."""
     tx.run(UPSERT_SOURCE, owner=owner, src=source.model_dump(mode="json")).consume()
+    bump_version(tx, owner)
 
 
 def pages_of_source(tx: neo4j.ManagedTransaction, owner: str, sid: str) -> list[str]:

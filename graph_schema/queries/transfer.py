@@ -22,7 +22,7 @@ ORDER BY p.slug LIMIT $batch
 EXPORT_SOURCES = """
 MATCH (s:Source {owner: $owner}) WHERE s.id > $after
 RETURN s {.id, .key, .kind, .title, .format, .content_hash, .status, .reason, .truncated_reason,
-          .author, .focus, .created_at, .ingested_at, .retired_at,
+          .author, .focus, .created_at, .ingested_at, .retired_at, .changed_at, .active_at,
           author_kind: coalesce(s.author_kind, CASE WHEN s.kind = 'submission' AND s.author IS NOT NULL
                                                     THEN 'assistant' END)} AS row
 ORDER BY s.id LIMIT $batch
@@ -98,7 +98,8 @@ SET s.key = row.key, s.kind = row.kind, s.title = row.title, s.format = row.form
     s.truncated_reason = row.truncated_reason, s.author = row.author, s.author_kind = row.author_kind,
     s.focus = row.focus,
     s.created_at = datetime(row.created_at), s.ingested_at = datetime(row.ingested_at),
-    s.retired_at = datetime(row.retired_at)
+    s.retired_at = datetime(row.retired_at), s.changed_at = datetime(row.changed_at),
+    s.active_at = datetime(row.active_at)
 """
 
 IMPORT_CHUNKS = """
