@@ -48,7 +48,7 @@ MATTERS_HEADING = "Who and what matters lately:"
 _RANK_YOU, _RANK_FOCUS, _RANK_FIRST_ITEMS, _RANK_MATTERS, _RANK_MORE_ITEMS, _RANK_MORE_MATTERS, _RANK_CLOSED = range(7)
 
 _LABEL = re.compile(r"^\W*(?:open\s+questions?|open\s+issues?|questions?|q|action(?:\s+items?)?|todo|"
-                    r"decisions?|decided|agreed)\s*(?:\([^)]*\))?\s*[:\-–—]\s*", re.IGNORECASE)
+                    r"decisions?|decided|agreed)\s*(?:\([^)]*\))?\s*(?::|—|[-–](?=\s))\s*", re.IGNORECASE)  # 'Q-learning' is a word
 # The owner a list item's markup puts before the task ('[Hunter] ', '@ravi ', 'Mireille — ', 'Ravi: '):
 # the line names the owner already, in full.
 _OWNER_MARKUP = re.compile(r"^(?:\[(?P<bracketed>[^\]]{1,40})\]\s*:?|@(?P<handle>[\w.-]+)|"

@@ -106,14 +106,18 @@ _NOT_OWNERS = {
     "according", "due", "thanks", "prior", "owing", "in", "on", "at", "as", "with", "for", "from", "by", "of", "to",
 }
 
+# After the label a colon or a dash; a hyphen only before a space: 'Decision-making is slow' and
+# 'Q-learning' are words, not labels.
 _LABEL = re.compile(
-    r"^\W*(?P<label>decisions?|decided|agreed|resolved|resolutions?|outcome|out\s+of\s+scope|in\s+scope|"
+    r"^\W*(?P<label>decisions?|decided|agreed|resolved|resolutions?|outcome|final\s+(?:call|decision)|verdict|consensus|"
+    r"out\s+of\s+scope|in\s+scope|"
     r"action(?:\s+items?)?|actions|ai|todo|to-?do|next\s+steps?|follow[- ]?ups?|"
-    r"open\s+questions?|open\s+issues?|questions?|q|tbd|tbc)\s*(?:\((?P<who>[^)]{1,60})\))?\s*[:\-–—]\s*(?P<rest>.*)$",
+    r"open\s+questions?|open\s+issues?|questions?|q|tbd|tbc)\s*(?:\((?P<who>[^)]{1,60})\))?\s*(?::|—|[-–](?=\s))\s*(?P<rest>.*)$",
     re.IGNORECASE | re.DOTALL,
 )
 _LABEL_KINDS = [
-    (re.compile(r"^(?:decisions?|decided|agreed|resolved|resolutions?|outcome|out\s+of\s+scope|in\s+scope)$", re.I),
+    (re.compile(r"^(?:decisions?|decided|agreed|resolved|resolutions?|outcome|final\s+(?:call|decision)|verdict|consensus|"
+                r"out\s+of\s+scope|in\s+scope)$", re.I),
      FactKind.DECISION),
     (re.compile(r"^(?:action(?:\s+items?)?|actions|ai|todo|to-?do|next\s+steps?|follow[- ]?ups?)$", re.I), FactKind.ACTION),
     (re.compile(r"^(?:open\s+questions?|open\s+issues?|questions?|q|tbd|tbc)$", re.I), FactKind.QUESTION),
@@ -153,6 +157,17 @@ _DECISION_WORDS = (
     r"(?:buy|use|renew|support|ship|build|adopt|hire|sign|extend|pursue|proceed|offer|migrate|switch|go\s+ahead)\b"
 )
 _DECISION = re.compile(rf"\b(?:{_DECISION_WORDS})\b", re.IGNORECASE)
+# A choice said without a decision word: 'Going with PostgreSQL', 'we're going ahead with the pilot',
+# 'let's go with option B', 'consensus was to drop it', 'got sign-off', 'launch moved to 12 May'
+# (not 'we could go with B', 'she is going with her brother', 'Priya moved to the Lisbon office').
+_CHOICE = re.compile(
+    r"^\W*go(?:ing)?\s+(?:ahead\s+)?with\b"
+    r"|\b(?:we're|we\s+are|we'll|we\s+will|let's|let\s+us)\s+go(?:ing)?\s+(?:ahead\s+)?with\b"
+    r"|(?:^\W*|[;:]\s*)(?:the\s+)?consensus\s+(?:was\s+(?:to|that)|is\s+to)\b"
+    r"|\b(?:got|received|gave|given)\s+(?:the\s+|their\s+|his\s+|her\s+)?(?:sign-?off|go-?ahead|green\s+light)\b"
+    rf"|\b(?:moved|rescheduled|brought\s+forward|pulled\s+in)\s+(?:to|until|till)\s+(?:{_DATE})\b",
+    re.IGNORECASE,
+)
 # Right before a decision word, a possibility or a condition: 'won't get rejected', 'may be accepted'.
 _POSSIBLY = re.compile(r"\b(?:will|would|won't|wouldn't|may|might|could|can|cannot|can't|should|shall|must|to)"
                        r"(?:\s+not)?\s+(?:get|be)\s+(?:\w+ly\s+)?$", re.IGNORECASE)
@@ -431,7 +446,7 @@ def _decides(text: str) -> bool:
     as an adjective after a determiner ('the signed acceptance form'); or a vote's outcome."""
     if _CONDITION.match(text):
         return False
-    if _VOTE_OUTCOME.search(text):
+    if _VOTE_OUTCOME.search(text) or _CHOICE.search(text):
         return True
     return any(not _POSSIBLY.search(text, 0, m.start()) and not _DETERMINER_BEFORE.search(text, 0, m.start())
                for m in _DECISION.finditer(text))

@@ -353,3 +353,48 @@ def test_a_vote_s_outcome_in_minutes_is_a_decision(sentence, kind):
 )
 def test_a_decision_to_take_a_step_later_is_a_decision(sentence, kind):
     assert classify_sentence(sentence).kind is kind
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind"),
+    [
+        # a choice said without a decision word: 'going with', 'go ahead with', a consensus, a date moved
+        ("Going with PostgreSQL for the event store.", D),
+        ("We're going with Grafana instead of Datadog.", D),
+        ("Let's go with option B.", D),
+        ("We are going ahead with the Leeds pilot.", D),
+        ("Consensus was to drop the mobile app.", D),
+        ("Final call: Northwind gets the contract.", D),
+        ("Launch moved to 12 May.", D),
+        ("The go-live was rescheduled to next Tuesday.", D),
+        ("Daniel got sign-off from finance for the extra seats.", D),
+        ("Finance gave the go-ahead for the Leeds pilot.", D),
+        # and what only looks like one
+        ("We could go with option B if the price drops.", S),
+        ("Should we go ahead with the Leeds pilot?", Q),
+        ("Priya moved to the Lisbon office last year.", S),
+        ("She is going with her brother to the conference.", S),
+        ("If finance gives the go-ahead, we start in May.", S),
+    ],
+)
+def test_a_choice_said_without_a_decision_word_is_a_decision(sentence, kind):
+    assert classify_sentence(sentence).kind is kind
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind"),
+    [
+        # a label's hyphen stands before a space: these are words (seen failing: both were decisions)
+        ("Decision-making is slow in this team.", S),
+        ("Consensus-building across many stakeholders is hard.", S),
+        ("Decision - we ship in May.", D),
+        ("Outcome – Northwind selected.", D),
+        ("Decision—we ship in May.", D),
+        # a consensus is a decision when it is what a meeting arrived at, not a belief held
+        ("The consensus was that we drop the mobile app.", D),
+        ("The scientific consensus is that the climate is warming.", S),
+        ("This concern can block additions, even when the team consensus is that one is a good idea.", S),
+    ],
+)
+def test_a_label_is_a_word_before_a_separator_and_a_consensus_reached_is_a_decision(sentence, kind):
+    assert classify_sentence(sentence).kind is kind
