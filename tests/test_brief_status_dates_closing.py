@@ -232,3 +232,18 @@ def test_a_licence_line_the_documents_share_makes_no_one_matter(graph):
     top = [page["title"] for page in material["top"]]
     assert {"Rose Adeyemi", "Hunter Okafor", "Grace Mwangi"} <= set(top), top
     assert "Harbour Trust" not in top and not [t for t in top if "Licence" in t], top
+
+
+def test_a_brief_line_drops_a_label_but_never_the_start_of_a_hyphenated_word():
+    from datetime import datetime
+
+    from knowledge.brief import _fact_line
+
+    def said(text: str) -> str:
+        return _fact_line({"text": text, "first_seen": datetime(2026, 3, 3), "about": [], "documents": ["a.md"]},
+                          "question", 200).text
+
+    assert said("Question: who signs the contract?") == "Open question: who signs the contract?"
+    assert said("Q - who signs the contract?") == "Open question: who signs the contract?"
+    # seen failing: 'Q-' was read as a label and cut off
+    assert said("Q-learning or a bandit for the pricing test?") == "Open question: Q-learning or a bandit for the pricing test?"
