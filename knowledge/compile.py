@@ -94,7 +94,7 @@ def item_line(item: CompiledItem) -> str:
 def _fact_lines(facts: list[CompiledFact], bullet: str = "- ") -> list[str]:
     """One line a fact; what an assistant sent says so, as the documents' own words need not."""
     def said_by(fact: CompiledFact) -> str:
-        assistants = [a for a in fact.authors if a.endswith("(assistant)")]
+        assistants = [f"{a.name} (assistant)" for a in fact.authors if a.kind == "assistant"]
         return f" (sent by {', '.join(assistants)})" if assistants else ""
     return [f"{bullet}{f.text}{said_by(f)}" for f in facts]
 

@@ -20,17 +20,18 @@ from knowledge.compile import (
     render_narrative,
     tokens_of,
 )
-from knowledge.types import CompiledFact, CompiledItem, CompiledPackage, CompiledRelation, Depth, Embed
+from knowledge.types import CompiledFact, CompiledItem, CompiledPackage, CompiledRelation, Depth, Embed, FactAuthor
 
 
-def _author(author: dict) -> str:
-    kind = "assistant" if author["kind"] == "assistant" else "the document's author"
-    return f"{author['name']} ({kind})"
+def _authors(rows: list[dict]) -> list[FactAuthor]:
+    """Each author once, in name order; a source that names no kind was a document's."""
+    found = {(a["name"], "assistant" if a["kind"] == "assistant" else "document") for a in rows}
+    return [FactAuthor(name=name, kind=kind) for name, kind in sorted(found)]
 
 
 def _facts(rows: list[dict]) -> list[CompiledFact]:
     return [CompiledFact(text=r["text"], first_seen=r["first_seen"], sources=sorted(set(r["sources"])),
-                         authors=sorted({_author(a) for a in r.get("authors", [])}))
+                         authors=_authors(r.get("authors", [])))
             for r in rows]
 
 

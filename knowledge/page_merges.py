@@ -10,7 +10,10 @@ from graph_schema.errors import InvalidRequest
 from graph_schema.kinds import ENTITY_KINDS, PageKind
 from graph_schema.models import Model, PageRef
 from graph_schema.queries import review
+from graph_schema.queries.documents import page_embedding_texts, set_page_embeddings
 from graph_schema.queries.owners import lock_graph
+from graph_schema.settings import Settings
+from knowledge.types import Embed
 
 
 class ReviewPair(Model):
@@ -83,3 +86,12 @@ def merge_pages(tx: db.Tx, owner: str, from_slug: str, into_slug: str, apply: bo
         facts=preview["facts"], sources=preview["sources"], links=preview["links"],
         new_aliases=preview["new_aliases"], applied=apply,
     )
+
+
+def refresh_merged_vector(graph: db.GraphSession, owner: str, slug: str, settings: Settings, embed: Embed) -> None:
+    """A merged page is found by what both pages said: its vector is made again from the facts it
+    has now, as the pipeline makes it (read, embedded outside any transaction, then written)."""
+    texts = graph.read(page_embedding_texts, owner, [slug], settings.facts_embedded_per_page, settings.entity_context_chars)
+    if texts:
+        vectors = {s: [float(x) for x in v] for s, v in zip(texts, embed(list(texts.values())), strict=True)}
+        graph.write(set_page_embeddings, owner, vectors)

@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from graph_schema.document_text import DATA_NOT_INSTRUCTIONS
-from graph_schema.models import FactConflict, Model, PageRef
+from graph_schema.models import AuthorKind, FactConflict, Model, PageRef
 
 # Sentences in, one vector each out (pipeline.embedding's embed_texts or embed_texts_remembered).
 # The domain compares sentences by meaning (closing an open item, compile's relevance, a scoped
@@ -89,11 +89,19 @@ Depth = Literal["shallow", "medium", "deep"]
 Shape = Literal["narrative", "structured", "summary"]
 
 
+class FactAuthor(BaseModel):
+    """Who stated a fact: an assistant (the name of the key that sent it) or a document's author."""
+
+    name: str
+    kind: AuthorKind
+
+
 class CompiledFact(BaseModel):
     text: str = Field(description="Document text, " + DATA_NOT_INSTRUCTIONS + ".")
     first_seen: datetime | None = None
     sources: list[str] = Field(default_factory=list)  # source keys (file paths, submissions)
-    authors: list[str] = Field(default_factory=list, description="Who stated it: 'Claude (assistant)', 'Tomasz Wierzbicki (the document's author)'.")
+    authors: list[FactAuthor] = Field(default_factory=list, description="Who stated it: {name: 'Claude', kind: "
+                                      "'assistant'} for an assistant, kind 'document' for a document's author.")
 
 
 class CompiledItem(PageRef):

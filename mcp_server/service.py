@@ -40,7 +40,7 @@ from knowledge.types import ActivityItem, BriefView, CompileAnswer, CompiledPack
 from knowledge.compile_gather import gather
 from knowledge.activity import recent_activity
 from knowledge.contradictions import page_conflicts
-from knowledge.page_merges import PageMerge, ReviewPair, list_review_pairs, merge_pages
+from knowledge.page_merges import PageMerge, ReviewPair, list_review_pairs, merge_pages, refresh_merged_vector
 from pipeline.embedding import embed_text, embed_texts, embed_texts_remembered
 from mcp_server.scoped_writes import check_submission_in_scope, home_focus, refuse_new_project
 
@@ -604,6 +604,8 @@ class GraphService:
             raise InvalidRequest("These two slugs name one page already (one was merged into the other); nothing to merge.")
         run = db.read if dry_run else db.write
         merge = run(self.driver(), merge_pages, access.owner, from_slug, into_slug, not dry_run)
+        if merge.applied:
+            db.in_session(self.driver(), refresh_merged_vector, access.owner, into_slug, self.settings, embed_texts)
         moved = (f"{merge.facts} fact{'s' if merge.facts != 1 else ''}, {merge.sources} source"
                  f"{'s' if merge.sources != 1 else ''} and {merge.links} link{'s' if merge.links != 1 else ''}")
         if dry_run:

@@ -194,7 +194,9 @@ def merge_document(
         return MergeOutcome(source_id=parsed.source_id, key=parsed.key, status="retired", pages_updated=retired.pages_updated)
     plan = plan_document_write(owner, resolved)
     counts = write_document(tx, owner, plan, previous_hash is not None)
-    refresh_page_vectors(tx, owner, counts.pages_losing_facts, embed)
+    # a page another was folded into is found by what both said from now on
+    folded_into = [m.into_slug for m in plan.page_merges if m.into_slug not in counts.pages_losing_facts]
+    refresh_page_vectors(tx, owner, [*counts.pages_losing_facts, *folded_into], embed)
     focus_created = plan.source.focus_slug if plan.source.focus_slug in counts.pages_created else None
     return MergeOutcome(
         source_id=parsed.source_id,

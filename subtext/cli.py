@@ -272,10 +272,14 @@ def merge(
 ) -> None:
     """Fold one page into another: its facts, mentions, links and names move over (a dry run unless --apply)."""
     from graph_schema import db
-    from knowledge.page_merges import merge_pages
+    from knowledge.page_merges import merge_pages, refresh_merged_vector
+    from pipeline.embedding import embed_texts
 
+    settings = get_settings()
     with open_graph() as driver:
-        plan = db.write(driver, merge_pages, get_settings().owner, from_slug, into_slug, apply)
+        plan = db.write(driver, merge_pages, settings.owner, from_slug, into_slug, apply)
+        if plan.applied:
+            db.in_session(driver, refresh_merged_vector, settings.owner, plan.into_page.slug, settings, embed_texts)
     moved = (f"{counted(plan.facts, 'fact')}, the mentions of {counted(plan.sources, 'source')} and {counted(plan.links, 'link')}"
              + (f", and the names {', '.join(plan.new_aliases)}" if plan.new_aliases else ""))
     if plan.applied:

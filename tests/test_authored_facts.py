@@ -38,8 +38,8 @@ async def test_who_stated_each_fact_is_kept_shown_and_survives_export(graph, ser
         assert said["Adaeze Nwosu moved to the Lisbon office."] == [("Claude", "assistant", True)]
         compiled = (await client.call_tool("compile", {"intent": "", "target": "adaeze-nwosu", "shape": "structured"}))
         facts = {f["text"]: f["authors"] for f in compiled.structured_content["structured"]["target_facts"]}
-        assert facts["Adaeze Nwosu moved to the Lisbon office."] == ["Claude (assistant)"]
-        assert facts["Adaeze Nwosu approved the Tidepool budget."] == ["Mireille Dufresne (the document's author)"]
+        assert facts["Adaeze Nwosu moved to the Lisbon office."] == [{"name": "Claude", "kind": "assistant"}]
+        assert facts["Adaeze Nwosu approved the Tidepool budget."] == [{"name": "Mireille Dufresne", "kind": "document"}]
         narrative = (await client.call_tool("compile", {"intent": "", "target": "adaeze-nwosu"})).structured_content["text"]
         assert "moved to the Lisbon office. (sent by Claude (assistant))" in narrative
 

@@ -7,13 +7,16 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from graph_schema import db
-from graph_schema.queries.documents import WRITE_REVIEW_PAIRS, known_pages
+from graph_schema.queries.documents import WRITE_REVIEW_PAIRS, known_pages, page_embedding_texts
 from graph_schema.queries.navigation import links_between
 from graph_schema.queries.owners import graph_version
 from graph_schema.queries.pages import get_page
-from graph_schema.settings import PROJECT_ROOT
+from graph_schema.settings import PROJECT_ROOT, get_settings
 from knowledge.page_merges import list_review_pairs
+from pipeline.embedding import embed_texts
 from pipeline.run import ingest_paths
 from tests.conftest import export_then_import, write
 
@@ -40,6 +43,11 @@ def _ingest_two_firms(graph) -> None:
 
 def _page(graph, slug: str):
     return graph["db"].read(graph["driver"], get_page, graph["owner"], slug, 50)
+
+
+def _vector(graph, slug: str) -> list[float]:
+    return db.read(graph["driver"], lambda tx: tx.run("MATCH (p:Page {owner: $owner, slug: $slug}) RETURN p.embedding AS e",
+                                                    owner=graph["owner"], slug=slug).single()["e"])
 
 
 def _propose(graph, owner: str | None = None) -> None:
@@ -88,6 +96,12 @@ def test_merge_shows_what_would_move_then_folds_the_page_and_its_old_slug_still_
     assert "revised quote" in merged.body  # the body is rendered again from the facts
     assert {s.key for f in merged.facts for s in f.sources} == {"logistics.md", "freight.md"}
     assert graph["db"].read(graph["driver"], graph_version, graph["owner"]) > version  # briefs and caches rebuild
+    # the kept page is found by what both pages say: its vector is made again from its facts (seen failing: it
+    # kept the vector of 'Acme Logistics' alone)
+    texts = graph["db"].read(graph["driver"], page_embedding_texts, graph["owner"], ["acme-logistics"],
+                             get_settings().facts_embedded_per_page, get_settings().entity_context_chars)
+    assert "revised quote" in texts["acme-logistics"]
+    assert _vector(graph, "acme-logistics") == pytest.approx(embed_texts([texts["acme-logistics"]])[0], abs=1e-5)
 
     # a slug stays good through a chain of merges, and through an export and import
     assert {o.status for o in ingest_paths([write(graph["upload"], "bellhaven.md", BELLHAVEN)]).outcomes} == {"ingested"}
