@@ -36,6 +36,7 @@ from graph_schema.queries.brief import brief_material, load_brief, store_brief
 from graph_schema.settings import Settings, get_settings
 from knowledge.compile import one_line, tokens_of
 from knowledge.types import BriefLine, BriefView, Embed, FocusStatus
+from knowledge.words import FUNCTION_WORDS, stem
 
 EMPTY_BRIEF = (
     "Nothing here yet: this graph has no documents or notes. Drop files into the upload folder "
@@ -58,12 +59,11 @@ _ROLE = re.compile(
     r"(?P<org>[A-Z][\w&.'’-]*(?:\s+[A-Z][\w&.'’-]*){0,4})"
 )
 _WORD = re.compile(r"[a-z][a-z0-9'’-]{3,}")
-# Words too common to say two sentences are about the same piece of work.
-_COMMON = {
-    "that", "this", "with", "from", "have", "been", "will", "would", "should", "could", "their", "they", "them",
-    "there", "what", "when", "which", "about", "into", "also", "still", "then", "than", "were", "some", "more",
+# Words too common to say two sentences are about the same piece of work: function words, and
+# the words every report or open item uses.
+_COMMON = FUNCTION_WORDS | {
     "done", "sent", "shared", "closed", "resolved", "finished", "completed", "complete", "answered", "fixed",
-    "need", "needs", "asked", "want", "wants", "whether", "open", "question", "action", "item", "now", "today",
+    "need", "needs", "asked", "want", "wants", "open", "question", "action", "item", "today",
 }
 _FIELD_LINE = re.compile(r"^[A-Za-z][\w -]{0,30}:\s")
 # A sentence that opens with a pronoun goes on from an earlier one ('He's going to use this …'): it
@@ -121,9 +121,9 @@ def _when(fact: dict) -> date | None:
 
 
 def _content_words(text: str, names: set[str]) -> set[str]:
-    """The words that say what a sentence is about, plurals folded, names of its pages left out."""
+    """The words that say what a sentence is about, by their stems, names of its pages left out."""
     words = {w.strip("'’-") for w in _WORD.findall(text.lower())}
-    return {w[:-1] if w.endswith("s") and not w.endswith("ss") else w for w in words - _COMMON - names}
+    return {stem(w) for w in words - _COMMON - names}
 
 
 def _similar(item: dict, report: dict, vectors: dict[str, np.ndarray], min_similarity: float) -> bool:

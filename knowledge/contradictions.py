@@ -24,6 +24,7 @@ from graph_schema import db
 from graph_schema.models import ConflictingFact, FactConflict
 from graph_schema.queries.conflicts import page_facts_newest_first, page_names
 from graph_schema.settings import Settings
+from knowledge.words import FUNCTION_WORDS, stem
 
 _MONTHS = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
 _MONTHS |= {name.lower(): number for number, name in enumerate(calendar.month_abbr) if name} | {"sept": 9}
@@ -42,15 +43,6 @@ _BEFORE_A_TIME = frozenset({"in", "since", "by", "until", "till", "from", "befor
                             "around", "circa", "c", "year", "early", "late", "mid"})
 _MULTIPLIERS = {"k": 1e3, "m": 1e6, "bn": 1e9, "thousand": 1e3, "million": 1e6, "billion": 1e9}
 _NEGATIONS = frozenset({"not", "no", "never", "cannot", "nor", "without"})
-# Function words: shared by any two sentences, so they say nothing of whether two facts say one thing.
-_FUNCTION_WORDS = frozenset("""
-a an the this that these those it its it's is are was were be been being am has have had having do does did
-will would shall should can could may might must to of in on at by for with from as into onto about over under
-and or but so if then than also still now just only already yet again very more most less much many some any
-all each every both either neither other another such same own there here when where while which who whom whose
-what how why we our us you your they their them he his him she her i me my mine up out off per via
-after before since until till because during through between among against within upon though although whether
-""".split())
 
 
 @dataclass
@@ -68,14 +60,6 @@ class _Reading:
     words: frozenset[str]
     negated: bool
     values: list[_Value] = field(default_factory=list)
-
-
-def _stem(word: str) -> str:
-    """'renewed', 'renews', 'renewing' -> 'renew': enough for two facts' words to meet."""
-    for suffix, keep in (("ing", 5), ("ed", 4), ("es", 4), ("s", 3)):
-        if word.endswith(suffix) and len(word) - len(suffix) >= keep:
-            return word[: -len(suffix)]
-    return word
 
 
 def _amount(written: str, next_word: str | None) -> tuple[float, str] | None:
@@ -125,7 +109,7 @@ def _a_names_number(before: str, first: bool, number: str, name_words: frozenset
     ('3.8') or a word in capitals ('PEP') is a name's wherever it stands."""
     if before.lower() in name_words:
         return True
-    if not before[:1].isupper() or before.lower() in _FUNCTION_WORDS or _month(before) or not number.replace(".", "").isdigit():
+    if not before[:1].isupper() or before.lower() in FUNCTION_WORDS or _month(before) or not number.replace(".", "").isdigit():
         return False
     return not first or before.isupper() or bool(re.fullmatch(r"\d+\.\d+", number))
 
@@ -171,11 +155,11 @@ def read_fact(fact: ConflictingFact, name_words: frozenset[str], window: int) ->
     words_at: list[str | None] = []
     for i, (group, token) in enumerate(tokens):
         word = lowered[i].replace("’", "'")
-        if group != "word" or i in taken or word in _FUNCTION_WORDS or word in _NEGATIONS or word.endswith("n't") \
+        if group != "word" or i in taken or word in FUNCTION_WORDS or word in _NEGATIONS or word.endswith("n't") \
                 or word in name_words or _month(token) or word in _MULTIPLIERS or word == "percent":
             words_at.append(None)
         else:
-            words_at.append(_stem(word))
+            words_at.append(stem(word))
     negated = any(t in _NEGATIONS or t.replace("’", "'").endswith("n't") for t in lowered)
     reading = _Reading(fact=fact, words=frozenset(w for w in [*words_at, *content] if w), negated=negated)
     if _CODE_SHAPE.search(fact.text):
