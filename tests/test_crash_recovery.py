@@ -30,7 +30,7 @@ DOCUMENTS = ["pep-0002.rst", "pep-0010.rst", "pep-0020.rst", "pep-0215.rst", "pe
              "pep-0229.rst", "pep-0251.rst", "pep-0306.rst", "pep-0356.rst", "pep-0407.rst", "pep-0775.rst",
              "pep-0815.rst", "pep-3003.rst", "pep-0001.rst", "pep-0008.rst"]
 MANY_LOCKS = 20
-DROPPED = {"created_at", "updated_at", "first_seen", "ingested_at", "exported_at", "retired_at", "owner", "id"}
+DROPPED = {"created_at", "updated_at", "first_seen", "ingested_at", "exported_at", "retired_at", "active_at", "changed_at", "owner", "id"}
 
 
 def _ingest(owner: str, upload, env_extra: dict | None = None) -> subprocess.Popen:
