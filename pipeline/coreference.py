@@ -104,7 +104,8 @@ def join_organisation_names(document: ExtractedDocument, dominance_ratio: float)
     for i in sorted(orgs, key=lambda i: len(words[i])):
         if entities[i].kind_certain or i in folded.values() or entities[i].name in entities[i].local_names:
             continue  # a generic head ('the Court') stays its own document's body
-        fits = [j for j in orgs if j != i and j not in folded and names.short_org_form(words[i], words[j])]
+        fits = [j for j in orgs if j != i and j not in folded
+                and (names.short_org_form(words[i], words[j]) or names.abbreviated_lead(entities[i].name, entities[j].name))]
         chosen = fits[0] if len(fits) == 1 else _dominant(fits, entities, dominance_ratio) if fits else None
         if chosen is not None:
             _absorb(entities[chosen], entities[i], shorter=False)

@@ -599,6 +599,8 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]],
                 start, end = start + part[0], start + part[1]
         if kind in (PageKind.PERSON, PageKind.ORGANISATION):  # 'With Wikinews, Sarvis discusses…'
             start += names.sentence_opener(text[start:end], _starts_sentence(text, start), kind is PageKind.PERSON)
+        if kind is PageKind.ORGANISATION:  # 'Critics of Scientology at the newsgroup …'
+            start += names.group_of_a_body(text[start:end], _starts_sentence(text, start), known)
         if kind is PageKind.PERSON:
             start = names.start_with_titles(text, start)
             end = names.end_with_number(text, end)

@@ -258,6 +258,18 @@ def sentence_opener(surface: str, sentence_start: bool, person: bool = False) ->
     return len(words[0]) + 1
 
 
+def group_of_a_body(surface: str, sentence_start: bool, known: dict[str, object]) -> int:
+    """How many characters of a span name a group of people a sentence opens with ('Critics of',
+    'Members of') before a body the prose names alone ('Scientology', 'Congress'): the offset of
+    the body's name, else 0. A plural everyday word, capitalised only because the sentence starts
+    there; 'Friends of the Earth' stays whole, as the prose names no 'Earth'."""
+    words = surface.split(" ", 2)
+    if (not sentence_start or len(words) < 3 or words[1] != "of" or not _looks_plural(words[0])
+            or not is_common_word(words[0].lower()) or normalise_name(words[2]) not in known):
+        return 0
+    return len(words[0]) + len(words[1]) + 2
+
+
 def in_lower_case_only(surface: str) -> bool:
     """'deemed essential': words of a cased script, none with a capital; no name is written so
     (a script without case, '习近平', is not lower case)."""
@@ -583,17 +595,35 @@ def short_org_form(short: list[str], full: list[str]) -> bool:
     Cassation' (the words up to its head), 'Harvard' / 'Harvard University' (a two-word name
     without its last word). The end of a name with a small word in it names what the body is of
     or for ('America' of 'Bank of America', 'Windows' of 'PyPI for Windows', 'Art' of 'Museum of
-    Modern Art'), not the body.
+    Modern Art'), not the body; but a rare word after the name's last 'of' is the body's own name
+    ('Scientology' of 'Church of Scientology', where 'America' and 'Art' are everyday words).
     """
     if not short or len(short) >= len(full):
         return False
     if full[-len(short):] == short and not any(w in _SMALL_WORDS and w != "and" for w in full[: -len(short)]):
+        return True
+    if len(short) == 1 and len(full) >= 3 and full[-2] == "of" and full[-1] == short[0] and not is_common_word(short[0]):
         return True
     if "of" in full[1:]:
         head = full.index("of", 1) - 1
         if head + 1 >= len(short) and full[head + 1 - len(short): head + 1] == short:
             return True
     return len(short) == 1 and len(full) == 2 and full[0] == short[0]
+
+
+def abbreviated_lead(short: str, full: str) -> bool:
+    """Whether `short` is `full` with its first words written as their initials: 'the U.S. Congress' /
+    'the United States Congress', 'UC Berkeley' / 'the University of California, Berkeley'. The
+    initials must be written as such (capitals, or letters with full stops), so 'Art Berkeley'
+    is no abbreviation of anything."""
+    written = [w for w in short.split() if w.lower() not in _SMALL_WORDS]
+    if len(written) < 2 or not (written[0].replace(".", "").isupper() and written[0].replace(".", "").isalpha()):
+        return False
+    letters, tail = written[0].replace(".", "").lower(), name_key(" ".join(written[1:]), False).split()
+    content = [w for w in name_key(full, False).split() if w not in _SMALL_WORDS]
+    lead = content[: len(content) - len(tail)]
+    return (2 <= len(letters) == len(lead) and content[len(lead):] == tail
+            and "".join(w[0] for w in lead) == letters)
 
 
 def initials_of(words: list[str]) -> str:
