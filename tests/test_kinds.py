@@ -192,6 +192,12 @@ def test_one_name_gets_one_kind_across_the_notes_of_a_batch():
     # seen failing on fresh notes: spaCy's 'CSV' and 'SRE' were organisations
     ("Weekly\n\n3 beta blockers (CSV export, SSO redirect loop, timezone on reports).\n"
      "Nadia Osei wants the SRE role filled by Friday.\n", {"CSV", "SSO", "SRE"}),
+    # seen on fresh notes 3: a time zone was a firm (the classifier said 'not a page' at 0.82, under the
+    # old 0.85 bar for short capitals)
+    ("# Escalation\n\nPresent: Nadia Osei\n\nReminders went out 1h off after the DST change on Sun.\n\n**Timeline**\n"
+     "- Sun 25 Oct: clocks change; reminder job uses cached UTC offsets\n- Mon 07:55 first ticket, 6 more by 08:30\n"
+     "- Margin slipped to 68% (infra + SMS).\n- Three beta blockers: CSV export, login loop, reports.\n",
+     {"UTC", "SMS", "CSV"}),
     # seen on fresh notes 3: spaCy read 'ERD' (an entity-relationship diagram) as a person
     ("# Sprint 14\n\nPresent: Nadia Osei\n\n- Lantern: replica + ERD (JF, 5)\n- JF: share ERD + table list by Mon\n",
      {"ERD"}),
