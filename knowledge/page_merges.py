@@ -25,6 +25,8 @@ class ReviewPair(Model):
     other_facts: int
     score: float = Field(description="The context similarity that put the pair in the review band (0: a shared name).")
     evidence: str
+    llm_verdict: str | None = Field(default=None, description="'unsure' when a configured LLM was asked and could not tell.")
+    llm_reason: str | None = None
 
 
 class PageMerge(Model):
@@ -39,14 +41,16 @@ class PageMerge(Model):
     applied: bool
 
 
-def list_review_pairs(tx: db.Tx, owner: str, limit: int) -> list[ReviewPair]:
+def list_review_pairs(tx: db.Tx, owner: str, limit: int, unjudged_only: bool = False) -> list[ReviewPair]:
+    """The pairs to review, strongest first; `unjudged_only` leaves out those an LLM was unsure of."""
     return [
         ReviewPair(
             page=PageRef(slug=r["slug"], title=r["title"], kind=PageKind(r["kind"])), facts=r["facts"],
             other=PageRef(slug=r["other_slug"], title=r["other_title"], kind=PageKind(r["other_kind"])),
             other_facts=r["other_facts"], score=r["score"], evidence=r["evidence"],
+            llm_verdict=r["llm_verdict"], llm_reason=r["llm_reason"],
         )
-        for r in review.review_pairs(tx, owner, limit)
+        for r in review.review_pairs(tx, owner, limit, unjudged_only)
     ]
 
 
@@ -62,9 +66,11 @@ def mark_not_same(tx: db.Tx, owner: str, slug: str, other_slug: str) -> int:
     return closed
 
 
-def merge_pages(tx: db.Tx, owner: str, from_slug: str, into_slug: str, apply: bool) -> PageMerge:
+def merge_pages(tx: db.Tx, owner: str, from_slug: str, into_slug: str, apply: bool,
+                evidence: str | None = None) -> PageMerge:
     """Fold `from_slug` into `into_slug` (with `apply`; otherwise only say what would move). Its
-    facts, mentions, links and names move over and its slug keeps reading the merged page."""
+    facts, mentions, links and names move over and its slug keeps reading the merged page.
+    `evidence` says why on the fold's record (default: merged by hand)."""
     if from_slug == into_slug:
         raise InvalidRequest("Name two different pages: the one to fold away, then the one to keep.")
     if apply:  # the lock before the first read: what the preview saw is what the fold moves
@@ -79,7 +85,7 @@ def merge_pages(tx: db.Tx, owner: str, from_slug: str, into_slug: str, apply: bo
                              "organisations, projects, tools or topics.")
     if apply:
         review.merge_pages(tx, owner, from_slug, into_slug,
-                           f"merged by hand: {preview['from_title']!r} is {preview['into_title']!r}")
+                           evidence or f"merged by hand: {preview['from_title']!r} is {preview['into_title']!r}")
     return PageMerge(
         from_page=PageRef(slug=from_slug, title=preview["from_title"], kind=PageKind(preview["from_kind"])),
         into_page=PageRef(slug=into_slug, title=preview["into_title"], kind=PageKind(preview["into_kind"])),

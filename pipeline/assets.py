@@ -31,7 +31,13 @@ from graph_schema.settings import get_settings
 from knowledge.brief import brief_is_stale, rebuild_brief
 from pipeline.embedding import embed_texts_remembered
 from pipeline.resources import GraphResource, ProgressReporter
-from pipeline.stages import extract_mentions, merge_documents, parse_sources, resolve_entities
+from pipeline.stages import (
+    extract_mentions,
+    judge_review_pairs_with_llm,
+    merge_documents,
+    parse_sources,
+    resolve_entities,
+)
 
 warnings.filterwarnings("ignore", message=".*backfill_policy.*")
 
@@ -231,12 +237,21 @@ def context_brief(context: AssetExecutionContext, graph: GraphResource) -> Mater
     started = time.perf_counter()
     with retried_when_graph_unavailable(context):
         owner = graph.owner_for(batch_keys(context), context.run.tags)
+        # with SUBTEXT_LLM_MODEL set, the model judges the open review pairs before the brief is made
+        judged = judge_review_pairs_with_llm(owner, get_settings(), graph.driver())
+        llm = {} if judged is None else {
+            **judged[1].as_metadata(),
+            **{f"llm_review_{v.replace(' ', '_')}": judged[0].count(v) for v in ("same", "different", "unsure", "no answer")},
+        }
+        if judged is not None and judged[1].fallbacks:
+            context.log.warning(f"The LLM fell back {judged[1].fallbacks} time(s): {llm['llm_fallback_reasons']}")
         with db.session(graph.driver()) as session:
             if not session.read(brief_is_stale, owner):
-                return MaterializeResult(metadata={"person": owner, "rebuilt": False})
+                return MaterializeResult(metadata={"person": owner, "rebuilt": False, **llm})
             brief = rebuild_brief(session, owner, embed_texts_remembered)
     return MaterializeResult(
         metadata={
+            **llm,
             "person": owner,
             "rebuilt": True,
             "graph_version": brief.graph_version,

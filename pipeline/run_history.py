@@ -24,6 +24,7 @@ class RunSummary(BaseModel):
     started_at: datetime | None = None
     documents: str = ""  # the partition range, e.g. "notes/a.md … notes/z.md"
     failure: str = ""  # the first failed step's error, one line
+    llm: str = ""  # what the LLM cost the run, when one is configured: "3 LLM calls, 1,204 tokens, 1 fallback"
 
 
 def recent_runs(instance: DagsterInstance, limit: int) -> list[RunSummary]:
@@ -41,8 +42,27 @@ def recent_runs(instance: DagsterInstance, limit: int) -> list[RunSummary]:
             started_at=datetime.fromtimestamp(stats.start_time, timezone.utc) if stats.start_time else None,
             documents=documents,
             failure=failure_reason(instance, run.run_id) if run.status.value == "FAILURE" else "",
+            llm=llm_usage_of(instance, run.run_id),
         ))
     return summaries
+
+
+def llm_usage_of(instance: DagsterInstance, run_id: str) -> str:
+    """The LLM calls, tokens and fallbacks the run's brief step recorded; "" when it used no LLM."""
+    records = instance.get_records_for_run(run_id, of_type=DagsterEventType.ASSET_MATERIALIZATION).records
+    for record in records:
+        materialization = record.event_log_entry.asset_materialization
+        if materialization is None or materialization.asset_key.path != ["context_brief"]:
+            continue
+        metadata = {k: v.value for k, v in materialization.metadata.items()}
+        if "llm_calls" not in metadata:
+            return ""
+        tokens = int(metadata["llm_prompt_tokens"]) + int(metadata["llm_completion_tokens"])
+        fallbacks = int(metadata["llm_fallbacks"])
+        return (f"{metadata['llm_calls']} LLM call{'s' if metadata['llm_calls'] != 1 else ''}, {tokens:,} tokens"
+                + (f", {fallbacks} fallback{'s' if fallbacks != 1 else ''} ({metadata['llm_fallback_reasons']})"
+                   if fallbacks else ""))
+    return ""
 
 
 def _is_wrapper(cls_name: str | None) -> bool:

@@ -35,6 +35,8 @@ from pipeline.merge import merge_batch
 from graph_schema.slugs import source_id_for
 from pipeline.parse import SUBMISSION_PREFIX, parse_document, parse_submission
 from pipeline.resolve import resolve_documents
+from knowledge.llm import LlmUsage, llm_client
+from knowledge.review_verdicts import ReviewVerdicts, judge_review_pairs
 
 
 def path_of_key(key: str, settings: Settings) -> Path | str:
@@ -194,3 +196,15 @@ def _resolve_again(
         return pages_named_with(tx, owner, slug, settings.given_name_max_neighbours)
 
     return resolve_documents(extracted, known_pages(tx, owner), settings, embed_texts, lookup, named_with)
+
+
+def judge_review_pairs_with_llm(owner: str, settings: Settings, driver: neo4j.Driver
+                                ) -> tuple[ReviewVerdicts, LlmUsage] | None:
+    """After a run's writes, the configured LLM's verdicts on the person's open review pairs
+    (knowledge.review_verdicts); None, and no call, when no LLM is configured."""
+    client = llm_client(settings)
+    if client is None:
+        return None
+    with db.session(driver) as session:
+        verdicts = judge_review_pairs(session, owner, settings, client, embed_texts)
+    return verdicts, client.usage

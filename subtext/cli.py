@@ -169,7 +169,8 @@ def status(
         started = f"{run.started_at:%Y-%m-%d %H:%M:%S}" if run.started_at else "not started"
         # a run without documents (launched by hand in the UI over no partition) says which job it was
         line = f"  {run.status:<9} {started}  {run.run_id[:8]}  {run.documents or f'{run.job} (no documents)'}"
-        out.print(line + (f"\n            {run.failure}" if run.failure else ""), highlight=False)
+        out.print(line + (f"\n            {run.failure}" if run.failure else "")
+                  + (f"\n            {run.llm}" if run.llm else ""), highlight=False)
     if database_error is not None:
         raise typer.Exit(code=1)
 
@@ -232,12 +233,17 @@ def review(
         help="Say two pages are different things: their pair closes and is never proposed again."),
     scan: bool = typer.Option(False, "--scan", help="First look for near-duplicates among the pages changed since "
                               "the last scan (the Dagster schedule scan_duplicates does this nightly)."),
+    llm: bool = typer.Option(False, "--llm", help="First let the configured LLM (SUBTEXT_LLM_MODEL) judge the pairs "
+                             "it has not seen: 'same' merges, 'different' closes the pair, 'unsure' leaves it here."),
 ) -> None:
     """List pages that may be one thing, with why (`subtext merge` folds one into the other)."""
     from graph_schema import db
     from knowledge.page_merges import list_review_pairs, mark_not_same
 
     settings = get_settings()
+    if llm and not settings.llm_model:
+        fail(SubtextError("No LLM is configured: set SUBTEXT_LLM_MODEL (see the README's 'Using an LLM'), "
+                          "or review the pairs yourself without --llm."))
     with open_graph() as driver:
         if scan:
             from pipeline.duplicate_scan import scan_for_duplicates
@@ -245,6 +251,17 @@ def review(
             done = scan_for_duplicates(driver, settings.owner, settings)
             out.print(f"Scanned {counted(done.pages_scanned, 'page')} changed since the last scan: "
                       f"{counted(done.pairs_recorded, 'new pair')} to review.")
+        if llm:
+            from pipeline.stages import judge_review_pairs_with_llm
+
+            verdicts, usage = judge_review_pairs_with_llm(settings.owner, settings, driver)
+            for pair in verdicts.judged:
+                outcome = f"merged into {pair.kept}" if pair.kept else pair.verdict
+                out.print(f"{pair.slug} / {pair.other_slug}: {outcome}: {pair.reason}", highlight=False)
+            out.print(f"[dim]{settings.llm_model}: {counted(usage.calls, 'call')}, "
+                      f"{usage.prompt_tokens + usage.completion_tokens:,} tokens"
+                      + (f", {counted(usage.fallbacks, 'fallback')} ({'; '.join(usage.fallback_reasons)})"
+                         if usage.fallbacks else "") + "[/dim]")
         if not_same:
             closed = db.write(driver, mark_not_same, settings.owner, *not_same)
             out.print(f"{not_same[0]} and {not_same[1]} are different things; "
@@ -257,7 +274,7 @@ def review(
     print_table(out, ["page", "may be", "score", "why"], [
         [f"{pair.page.slug} ({pair.page.kind.value}, {counted(pair.facts, 'fact')})",
          f"{pair.other.slug} ({pair.other.kind.value}, {counted(pair.other_facts, 'fact')})",
-         f"{pair.score:.2f}", pair.evidence]
+         f"{pair.score:.2f}", pair.evidence + (f"; the LLM was unsure: {pair.llm_reason}" if pair.llm_verdict else "")]
         for pair in pairs
     ])
     out.print("[dim]`subtext merge SLUG OTHER_SLUG` shows what folding one into the other moves; "

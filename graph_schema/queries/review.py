@@ -14,10 +14,11 @@ from graph_schema.queries.owners import bump_version, lock_graph
 
 REVIEW_PAIRS = """
 MATCH (a:Page {owner: $owner})-[r:POSSIBLY_SAME]->(b:Page {owner: $owner})
-WHERE NOT (a)-[:NOT_SAME]-(b)
+WHERE NOT (a)-[:NOT_SAME]-(b) AND ($unjudged_only = false OR r.llm_verdict IS NULL)
 RETURN a.slug AS slug, a.title AS title, a.kind AS kind, coalesce(a.fact_count, 0) AS facts,
        b.slug AS other_slug, b.title AS other_title, b.kind AS other_kind, coalesce(b.fact_count, 0) AS other_facts,
-       coalesce(r.score, 0.0) AS score, coalesce(r.evidence, '') AS evidence
+       coalesce(r.score, 0.0) AS score, coalesce(r.evidence, '') AS evidence,
+       r.llm_verdict AS llm_verdict, r.llm_reason AS llm_reason
 ORDER BY score DESC, slug, other_slug
 LIMIT $limit
 """
@@ -47,8 +48,36 @@ RETURN y.title AS from_title, y.kind AS from_kind, x.title AS into_title, x.kind
 """
 
 
-def review_pairs(tx: neo4j.ManagedTransaction, owner: str, limit: int) -> list[dict]:
-    return [dict(r) for r in tx.run(REVIEW_PAIRS, owner=owner, limit=limit)]
+# What a judge of a pair is shown of each page: its names, its kind and its first few facts.
+PAGES_DESCRIBED = """
+UNWIND $slugs AS slug
+MATCH (p:Page {owner: $owner, slug: slug})
+CALL (p) {
+  OPTIONAL MATCH (f:Fact)-[:ABOUT]->(p) WHERE NOT f.retired
+  WITH f ORDER BY f.first_seen, f.position, f.text
+  RETURN collect(f.text)[..$per_page] AS facts
+}
+RETURN p.slug AS slug, p.title AS title, p.kind AS kind, coalesce(p.aliases, []) AS aliases, facts
+"""
+
+
+def pages_described(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str], facts_per_page: int) -> dict[str, dict]:
+    return {r["slug"]: dict(r) for r in tx.run(PAGES_DESCRIBED, owner=owner, slugs=slugs, per_page=facts_per_page)}
+
+
+# An LLM that could not tell leaves its answer on the pair, so later runs do not ask again.
+MARK_UNSURE = """
+MATCH (a:Page {owner: $owner, slug: $slug})-[r:POSSIBLY_SAME]-(b:Page {owner: $owner, slug: $other_slug})
+SET r.llm_verdict = 'unsure', r.llm_reason = $reason
+"""
+
+
+def review_pairs(tx: neo4j.ManagedTransaction, owner: str, limit: int, unjudged_only: bool = False) -> list[dict]:
+    return [dict(r) for r in tx.run(REVIEW_PAIRS, owner=owner, limit=limit, unjudged_only=unjudged_only)]
+
+
+def mark_unsure(tx: neo4j.ManagedTransaction, owner: str, slug: str, other_slug: str, reason: str) -> None:
+    tx.run(MARK_UNSURE, owner=owner, slug=slug, other_slug=other_slug, reason=reason).consume()
 
 
 def mark_not_same(tx: neo4j.ManagedTransaction, owner: str, slug: str, other_slug: str) -> int | None:
