@@ -239,11 +239,12 @@ class Settings(BaseSettings):
     llm_model: str | None = Field(default=None, description="A litellm model name ('openai/gpt-4o-mini', 'anthropic/claude-3-5-haiku-latest', 'ollama/llama3.1'); unset means no LLM is ever called and litellm is never imported.")
     llm_api_base: str | None = Field(default=None, description="The model server's address, for a local server (Ollama, llama.cpp's llama-server: 'http://127.0.0.1:8080/v1'); otherwise litellm's own variables (OLLAMA_API_BASE, OPENAI_API_BASE) apply.")
     llm_api_key: str | None = Field(default=None, description="A key for the model server when litellm's own variables (OPENAI_API_KEY, ANTHROPIC_API_KEY) do not hold one.")
-    llm_timeout_seconds: float = Field(default=60.0, description="How long one LLM call may take before the step goes on without it.")
-    llm_max_calls_per_run: int = Field(default=100, description="At most this many LLM calls in one run or command; the rest fall back to the no-LLM result.")
-    llm_max_output_tokens: int = Field(default=300, description="Longest answer one LLM call may write.")
-    llm_review_max_pairs: int = Field(default=20, description="Review pairs an LLM is asked about after one run (the strongest first).")
-    llm_review_facts_per_page: int = Field(default=3, description="Facts of each page an LLM is shown when it judges whether two pages are one thing.")
+    llm_timeout_seconds: float = Field(default=60.0, gt=0, description="How long one LLM call may take before the step goes on without it.")
+    llm_max_calls_per_run: int = Field(default=100, ge=0, description="At most this many LLM calls in one run or command; the rest fall back to the no-LLM result.")
+    llm_max_output_tokens: int = Field(default=300, ge=16, description="Longest answer one LLM call may write.")
+    llm_review_max_pairs: int = Field(default=20, ge=0, description="Review pairs an LLM is asked about after one run (the strongest first).")
+    llm_review_facts_per_page: int = Field(default=3, ge=0, description="Facts of each page an LLM is shown when it judges whether two pages are one thing.")
+    llm_review_max_attempts: int = Field(default=2, ge=1, description="Runs in which an LLM is asked about a review pair it gave no valid answer on, before the pair is left to the person.")
 
     @property
     def uses_embedded_neo4j(self) -> bool:

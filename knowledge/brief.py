@@ -34,7 +34,9 @@ from graph_schema.kinds import FactKind, PageKind
 from graph_schema.models import PageRef
 from graph_schema.queries.brief import brief_material, load_brief, store_brief
 from graph_schema.settings import Settings, get_settings
+from knowledge.brief_narrative import narrate_brief
 from knowledge.compile import one_line, tokens_of
+from knowledge.llm import LlmClient
 from knowledge.types import BriefLine, BriefView, Embed, FocusStatus
 from knowledge.words import FUNCTION_WORDS, stem
 
@@ -537,28 +539,32 @@ def _cached_view(stored: dict) -> BriefView:
     """The brief as the graph keeps it (graph_schema.queries.brief.load_brief)."""
     return BriefView(text=stored["text"], sources=[PageRef(**s) for s in stored["sources"]],
                      lines=[BriefLine(**line) for line in stored["lines"]], omitted=stored["omitted"],
+                     narrative=stored["narrative"],
                      estimated_tokens=stored["estimated_tokens"], graph_version=stored["graph_version"],
                      built_at=stored["built_at"], cached=True)
 
 
-def current_brief(graph: db.GraphSession, owner: str, embed: Embed) -> BriefView:
-    """The cached brief if the graph is unchanged since it was built; otherwise rebuild and cache it."""
+def current_brief(graph: db.GraphSession, owner: str, embed: Embed, llm: LlmClient | None = None) -> BriefView:
+    """The cached brief if the graph is unchanged since it was built; otherwise rebuild and cache it
+    (with `llm`, with its narrative)."""
     version, cached = graph.read_single(load_brief, owner)
     if cached is not None and cached["graph_version"] == version:
         return _cached_view(cached)
-    return rebuild_brief(graph, owner, embed)
+    return rebuild_brief(graph, owner, embed, llm)
 
 
-def rebuild_brief(graph: db.GraphSession, owner: str, embed: Embed) -> BriefView:
+def rebuild_brief(graph: db.GraphSession, owner: str, embed: Embed, llm: LlmClient | None = None) -> BriefView:
     """Build the brief from the graph and store it: a read, the writing (no transaction open
-    meanwhile), then a write."""
+    meanwhile; with `llm`, the model's narrative of it too), then a write."""
     settings = get_settings()
     _, previous = graph.read(load_brief, owner)
     since = previous["built_at"] if previous else None
     material = graph.read(brief_material, owner, settings, None, since, first=previous is None)
     brief = render_brief(material, embed, settings)
+    if llm is not None:
+        brief = brief.model_copy(update={"narrative": narrate_brief(brief, llm, settings)})
     stored = brief.model_dump(mode="json", include={"text", "sources", "lines", "omitted", "estimated_tokens",
-                                                     "graph_version"})
+                                                     "graph_version", "narrative"})
     built_at = graph.write(store_brief, owner, stored)
     return brief.model_copy(update={"built_at": built_at or brief.built_at, "cached": False})
 

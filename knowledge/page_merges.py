@@ -41,8 +41,10 @@ class PageMerge(Model):
     applied: bool
 
 
-def list_review_pairs(tx: db.Tx, owner: str, limit: int, unjudged_only: bool = False) -> list[ReviewPair]:
-    """The pairs to review, strongest first; `unjudged_only` leaves out those an LLM was unsure of."""
+def list_review_pairs(tx: db.Tx, owner: str, limit: int, unjudged_only: bool = False,
+                      max_attempts: int = 0) -> list[ReviewPair]:
+    """The pairs to review, strongest first; `unjudged_only` leaves out those an LLM was unsure of
+    or was asked `max_attempts` times without a valid answer."""
     return [
         ReviewPair(
             page=PageRef(slug=r["slug"], title=r["title"], kind=PageKind(r["kind"])), facts=r["facts"],
@@ -50,17 +52,17 @@ def list_review_pairs(tx: db.Tx, owner: str, limit: int, unjudged_only: bool = F
             other_facts=r["other_facts"], score=r["score"], evidence=r["evidence"],
             llm_verdict=r["llm_verdict"], llm_reason=r["llm_reason"],
         )
-        for r in review.review_pairs(tx, owner, limit, unjudged_only)
+        for r in review.review_pairs(tx, owner, limit, unjudged_only, max_attempts)
     ]
 
 
-def mark_not_same(tx: db.Tx, owner: str, slug: str, other_slug: str) -> int:
+def mark_not_same(tx: db.Tx, owner: str, slug: str, other_slug: str, by: str = "person") -> int:
     """Two pages are different things: their review pair closes and is never proposed again.
-    Returns how many review pairs it closed."""
+    `by` records who said so (the person, or an LLM model). Returns how many review pairs it closed."""
     if slug == other_slug:
         raise InvalidRequest("Name two different pages.")
     lock_graph(tx, owner)  # the person's write lock first, in the order every writer takes it
-    closed = review.mark_not_same(tx, owner, slug, other_slug)
+    closed = review.mark_not_same(tx, owner, slug, other_slug, by)
     if closed is None:
         raise InvalidRequest(f"There is no page {slug!r} or no page {other_slug!r}; `subtext review` lists the pairs.")
     return closed

@@ -18,7 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graph_schema import db
 from graph_schema.models import Model
-from graph_schema.queries.review import mark_unsure, pages_described
+from graph_schema.errors import InvalidRequest
+from graph_schema.queries import review
+from graph_schema.queries.owners import lock_graph
+from graph_schema.queries.review import pages_described
 from graph_schema.settings import Settings
 from knowledge.llm import LlmClient
 from knowledge.page_merges import ReviewPair, list_review_pairs, mark_not_same, merge_pages, refresh_merged_vector
@@ -70,34 +73,50 @@ def describe_pair(pair: ReviewPair, pages: dict[str, dict]) -> str:
     return "\n\n".join(parts)
 
 
+def act_on_verdict(tx: db.Tx, owner: str, pair: ReviewPair, answer: PairVerdict | None, model: str) -> str | None:
+    """Do what the answer says, in one transaction under the person's write lock, only if the pair
+    is still open (no page of it was folded and nobody answered it since it was read). Returns the
+    page kept after a merge, else None."""
+    lock_graph(tx, owner)
+    if not review.pair_is_open(tx, owner, pair.page.slug, pair.other.slug):
+        return None
+    if answer is None or answer.verdict == "unsure":
+        review.mark_asked(tx, owner, pair.page.slug, pair.other.slug, answer.verdict if answer else None,
+                          answer.reason if answer else None)
+        return None
+    if answer.verdict == "different":
+        mark_not_same(tx, owner, pair.page.slug, pair.other.slug, by=model)
+        return None
+    into, away = (pair.page, pair.other) if pair.facts >= pair.other_facts else (pair.other, pair.page)
+    merge_pages(tx, owner, away.slug, into.slug, True, f"merged on {model}'s verdict: {answer.reason}")
+    return into.slug
+
+
 def judge_review_pairs(graph: db.GraphSession, owner: str, settings: Settings, client: LlmClient,
                        embed: Embed) -> ReviewVerdicts:
-    """Ask the model about the strongest review pairs (at most `llm_review_max_pairs`) and act on
+    """Ask the model about the strongest open review pairs (at most `llm_review_max_pairs`; a pair
+    it gave no valid answer on is asked at most `llm_review_max_attempts` times in all) and act on
     each answer; the calls are counted on `client.usage`."""
     verdicts = ReviewVerdicts()
-    merged: dict[str, str] = {}  # a page folded away this round -> the page it joined
-    for pair in graph.read(list_review_pairs, owner, settings.llm_review_max_pairs, True):
+    merged: set[str] = set()  # pages folded away this round: their pairs moved, the next run asks
+    pairs = graph.read(list_review_pairs, owner, settings.llm_review_max_pairs, True, settings.llm_review_max_attempts)
+    for pair in pairs:
         if pair.page.slug in merged or pair.other.slug in merged:
-            continue  # one of the two was folded by an earlier verdict: its pairs moved, the next run asks
+            continue
         pages = graph.read(pages_described, owner, [pair.page.slug, pair.other.slug], settings.llm_review_facts_per_page)
         if len(pages) < 2:
             continue
         answer = client.ask(_TASK, describe_pair(pair, pages), PairVerdict)
-        if answer is None:
-            verdicts.judged.append(JudgedPair(slug=pair.page.slug, other_slug=pair.other.slug, verdict="no answer",
-                                              reason="the model gave no valid answer; the pair stays for review"))
-            continue
-        kept = None
-        if answer.verdict == "same":
-            into, away = (pair.page, pair.other) if pair.facts >= pair.other_facts else (pair.other, pair.page)
-            graph.write(merge_pages, owner, away.slug, into.slug, True,
-                        f"merged on {settings.llm_model}'s verdict: {answer.reason}")
-            refresh_merged_vector(graph, owner, into.slug, settings, embed)
-            merged[away.slug], kept = into.slug, into.slug
-        elif answer.verdict == "different":
-            graph.write(mark_not_same, owner, pair.page.slug, pair.other.slug)
-        else:
-            graph.write(mark_unsure, owner, pair.page.slug, pair.other.slug, answer.reason)
-        verdicts.judged.append(JudgedPair(slug=pair.page.slug, other_slug=pair.other.slug, verdict=answer.verdict,
-                                          reason=answer.reason, kept=kept))
+        try:
+            kept = graph.write(act_on_verdict, owner, pair, answer, settings.llm_model or "")
+        except InvalidRequest as refused:  # a merge the rules refuse: the pair stays for the person
+            answer = PairVerdict(verdict="unsure", reason=f"not merged: {refused}"[:_REASON_CHARS])
+            kept = None
+        if kept:
+            refresh_merged_vector(graph, owner, kept, settings, embed)
+            merged.add(pair.other.slug if kept == pair.page.slug else pair.page.slug)
+        verdicts.judged.append(JudgedPair(
+            slug=pair.page.slug, other_slug=pair.other.slug, verdict=answer.verdict if answer else "no answer",
+            reason=answer.reason if answer else "the model gave no valid answer; the pair stays for review",
+            kept=kept))
     return verdicts

@@ -47,6 +47,9 @@ class BriefView(Model):
     sources: list[PageRef] = Field(default_factory=list)
     lines: list[BriefLine] = Field(default_factory=list)  # every statement of `text`, each with its sources
     omitted: list[str] = Field(default_factory=list)  # what did not fit the token budget, in sentences
+    narrative: str | None = Field(default=None, description=(
+        "Only with an LLM configured (SUBTEXT_LLM_MODEL): the brief as prose, each sentence ending with the numbers "
+        "of the statements of `lines` it rests on ('[1, 3]', counted from 1), " + DATA_NOT_INSTRUCTIONS + "."))
     estimated_tokens: int = 0
     graph_version: int = 0
     built_at: datetime | None = None

@@ -33,6 +33,7 @@ from graph_schema.plain_text import plain_name
 from graph_schema.queries.search import fulltext_search, vector_search
 from graph_schema.settings import Settings, get_settings
 from knowledge.brief import current_brief, scoped_brief
+from knowledge.llm import llm_client
 from knowledge.keys import authenticate
 from knowledge.scoped_search import fulltext_in_scope, semantic_in_scope
 from knowledge.compile import parse_freshness, render_narrative, render_summary
@@ -163,7 +164,8 @@ class MergeAnswer(BaseModel):
 
 def _fenced(brief: BriefView) -> BriefView:
     """The brief as a tool answers it: its text marked as document text (graph_schema.document_text)."""
-    return brief.model_copy(update={"text": fence(brief.text)})
+    return brief.model_copy(update={"text": fence(brief.text),
+                                    "narrative": fence(brief.narrative) if brief.narrative else None})
 
 
 def _snapshot_cursor(position: list[str]) -> str:
@@ -293,7 +295,7 @@ class GraphService:
         visible = self.visible(access)
         if visible is None:
             with db.session(driver) as graph:  # the full brief is cached in the graph itself
-                return current_brief(graph, access.owner, embed_texts_remembered)
+                return current_brief(graph, access.owner, embed_texts_remembered, llm_client(self.settings))
         version = db.read_single(driver, graph_version, access.owner)
         if held is not None and held.graph_version == version:
             return held.model_copy(update={"cached": True})

@@ -29,6 +29,7 @@ from graph_schema.errors import GraphUnavailable, InvalidRequest
 from graph_schema.models import ExtractedDocument, MergeOutcome, ParsedDocument, ResolvedDocument
 from graph_schema.settings import get_settings
 from knowledge.brief import brief_is_stale, rebuild_brief
+from knowledge.llm import llm_client
 from pipeline.embedding import embed_texts_remembered
 from pipeline.resources import GraphResource, ProgressReporter
 from pipeline.stages import (
@@ -237,18 +238,19 @@ def context_brief(context: AssetExecutionContext, graph: GraphResource) -> Mater
     started = time.perf_counter()
     with retried_when_graph_unavailable(context):
         owner = graph.owner_for(batch_keys(context), context.run.tags)
-        # with SUBTEXT_LLM_MODEL set, the model judges the open review pairs before the brief is made
-        judged = judge_review_pairs_with_llm(owner, get_settings(), graph.driver())
-        llm = {} if judged is None else {
-            **judged[1].as_metadata(),
-            **{f"llm_review_{v.replace(' ', '_')}": judged[0].count(v) for v in ("same", "different", "unsure", "no answer")},
-        }
-        if judged is not None and judged[1].fallbacks:
-            context.log.warning(f"The LLM fell back {judged[1].fallbacks} time(s): {llm['llm_fallback_reasons']}")
+        # with SUBTEXT_LLM_MODEL set, the model judges the open review pairs, then narrates the brief
+        client = llm_client(get_settings())
+        judged = judge_review_pairs_with_llm(owner, get_settings(), graph.driver(), client)
+        verdicts = {} if judged is None else {
+            f"llm_review_{v.replace(' ', '_')}": judged[0].count(v) for v in ("same", "different", "unsure", "no answer")}
         with db.session(graph.driver()) as session:
-            if not session.read(brief_is_stale, owner):
-                return MaterializeResult(metadata={"person": owner, "rebuilt": False, **llm})
-            brief = rebuild_brief(session, owner, embed_texts_remembered)
+            brief = rebuild_brief(session, owner, embed_texts_remembered, client) if session.read(brief_is_stale, owner) else None
+    llm = {} if client is None else {**client.usage.as_metadata(), **verdicts,
+                                     "llm_narrative": bool(brief is not None and brief.narrative)}
+    if client is not None and client.usage.fallbacks:
+        context.log.warning(f"The LLM fell back {client.usage.fallbacks} time(s): {llm['llm_fallback_reasons']}")
+    if brief is None:
+        return MaterializeResult(metadata={"person": owner, "rebuilt": False, **llm})
     return MaterializeResult(
         metadata={
             **llm,
@@ -258,6 +260,7 @@ def context_brief(context: AssetExecutionContext, graph: GraphResource) -> Mater
             "sources": len(brief.sources),
             "seconds": round(time.perf_counter() - started, 3),
             "brief": MetadataValue.md(brief.text),
+            **({"narrative": MetadataValue.md(brief.narrative)} if brief.narrative else {}),
         }
     )
 

@@ -35,7 +35,7 @@ from pipeline.merge import merge_batch
 from graph_schema.slugs import source_id_for
 from pipeline.parse import SUBMISSION_PREFIX, parse_document, parse_submission
 from pipeline.resolve import resolve_documents
-from knowledge.llm import LlmUsage, llm_client
+from knowledge.llm import LlmClient, LlmUsage, llm_client
 from knowledge.review_verdicts import ReviewVerdicts, judge_review_pairs
 
 
@@ -198,11 +198,12 @@ def _resolve_again(
     return resolve_documents(extracted, known_pages(tx, owner), settings, embed_texts, lookup, named_with)
 
 
-def judge_review_pairs_with_llm(owner: str, settings: Settings, driver: neo4j.Driver
-                                ) -> tuple[ReviewVerdicts, LlmUsage] | None:
+def judge_review_pairs_with_llm(owner: str, settings: Settings, driver: neo4j.Driver,
+                                client: LlmClient | None = None) -> tuple[ReviewVerdicts, LlmUsage] | None:
     """After a run's writes, the configured LLM's verdicts on the person's open review pairs
-    (knowledge.review_verdicts); None, and no call, when no LLM is configured."""
-    client = llm_client(settings)
+    (knowledge.review_verdicts), counted on `client` (a new one when None is given); None, and no
+    call, when no LLM is configured."""
+    client = client or llm_client(settings)
     if client is None:
         return None
     with db.session(driver) as session:

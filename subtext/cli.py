@@ -170,7 +170,7 @@ def status(
         # a run without documents (launched by hand in the UI over no partition) says which job it was
         line = f"  {run.status:<9} {started}  {run.run_id[:8]}  {run.documents or f'{run.job} (no documents)'}"
         out.print(line + (f"\n            {run.failure}" if run.failure else "")
-                  + (f"\n            {run.llm}" if run.llm else ""), highlight=False)
+                  + (f"\n            {run.llm}" if run.llm else ""), markup=False, highlight=False)
     if database_error is not None:
         raise typer.Exit(code=1)
 
@@ -182,9 +182,16 @@ def brief() -> None:
     from knowledge.brief import current_brief
     from pipeline.embedding import embed_texts_remembered
 
+    from knowledge.llm import llm_client
+
     with open_graph() as driver, db.session(driver) as graph:
-        view = current_brief(graph, get_settings().owner, embed_texts_remembered)
-    out.print(view.text)
+        view = current_brief(graph, get_settings().owner, embed_texts_remembered, llm_client(get_settings()))
+    if view.narrative:  # an LLM's prose, each sentence citing the numbered statements under it
+        out.print(view.narrative + "\n", markup=False, highlight=False)
+        for number, line in enumerate(view.lines, start=1):
+            out.print(f"[{number}] {line.text}", markup=False, highlight=False)
+    else:
+        out.print(view.text)
     if view.sources:
         out.print("\n[dim]Written from: " + ", ".join(f"{s.title} ({s.kind.value}, {s.slug})" for s in view.sources) + "[/dim]")
 
@@ -257,11 +264,12 @@ def review(
             verdicts, usage = judge_review_pairs_with_llm(settings.owner, settings, driver)
             for pair in verdicts.judged:
                 outcome = f"merged into {pair.kept}" if pair.kept else pair.verdict
-                out.print(f"{pair.slug} / {pair.other_slug}: {outcome}: {pair.reason}", highlight=False)
-            out.print(f"[dim]{settings.llm_model}: {counted(usage.calls, 'call')}, "
+                # the model's words are printed as they are: never read as Rich markup
+                out.print(f"{pair.slug} / {pair.other_slug}: {outcome}: {pair.reason}", markup=False, highlight=False)
+            out.print(f"{settings.llm_model}: {counted(usage.calls, 'call')}, "
                       f"{usage.prompt_tokens + usage.completion_tokens:,} tokens"
                       + (f", {counted(usage.fallbacks, 'fallback')} ({'; '.join(usage.fallback_reasons)})"
-                         if usage.fallbacks else "") + "[/dim]")
+                         if usage.fallbacks else ""), markup=False, highlight=False, style="dim")
         if not_same:
             closed = db.write(driver, mark_not_same, settings.owner, *not_same)
             out.print(f"{not_same[0]} and {not_same[1]} are different things; "

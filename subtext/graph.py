@@ -13,6 +13,7 @@ import neo4j
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from graph_schema import db
 from graph_schema.errors import SubtextError
@@ -39,8 +40,8 @@ def print_table(out: Console, header: list[str], rows: list[list[str]]) -> None:
 
 def _table(header: list[str], rows: list[list[str]]) -> Table:
     table = Table(*header)
-    for row in rows:
-        table.add_row(*row)
+    for row in rows:  # cells as plain text: a file name or a model's reason with '[…]' is no Rich markup
+        table.add_row(*(Text(cell) for cell in row))
     return table
 
 

@@ -191,7 +191,8 @@ LOAD_BRIEF = """
 MATCH (o:Owner {id: $owner})
 OPTIONAL MATCH (b:Brief {owner: $owner})
 RETURN o.version AS version, b.text AS text, b.sources AS sources, b.version AS built_version,
-       b.built_at AS built_at, b.lines AS lines, b.omitted AS omitted, b.estimated_tokens AS estimated_tokens
+       b.built_at AS built_at, b.lines AS lines, b.omitted AS omitted, b.estimated_tokens AS estimated_tokens,
+       b.narrative AS narrative
 """
 
 # A rebuild stores its brief only if no newer one is stored: two rebuilds racing (or a slow one
@@ -204,7 +205,7 @@ REMOVE b._lock
 WITH b
 WHERE b.version IS NULL OR b.version <= $version
 SET b.text = $text, b.sources = $sources, b.version = $version, b.built_at = datetime(),
-    b.lines = $lines, b.omitted = $omitted, b.estimated_tokens = $estimated_tokens
+    b.lines = $lines, b.omitted = $omitted, b.estimated_tokens = $estimated_tokens, b.narrative = $narrative
 RETURN b.built_at AS built_at
 """
 
@@ -279,6 +280,7 @@ def load_brief(tx: neo4j.ManagedTransaction, owner: str) -> tuple[int, dict | No
         "lines": json.loads(record["lines"] or "[]"),
         "omitted": record["omitted"] or [],
         "estimated_tokens": record["estimated_tokens"] or 0,
+        "narrative": record["narrative"],
         "graph_version": record["built_version"],
         "built_at": to_native(record["built_at"]),
     }
@@ -289,5 +291,5 @@ def store_brief(tx: neo4j.ManagedTransaction, owner: str, brief: dict) -> dateti
     already; when it was built (None when the newer one was kept)."""
     record = tx.run(STORE_BRIEF, owner=owner, text=brief["text"], sources=json.dumps(brief["sources"]),
                     version=brief["graph_version"], lines=json.dumps(brief["lines"]), omitted=brief["omitted"],
-                    estimated_tokens=brief["estimated_tokens"]).single()
+                    estimated_tokens=brief["estimated_tokens"], narrative=brief.get("narrative")).single()
     return to_native(record["built_at"]) if record else None

@@ -14,7 +14,8 @@ from graph_schema.queries.owners import bump_version, lock_graph
 
 REVIEW_PAIRS = """
 MATCH (a:Page {owner: $owner})-[r:POSSIBLY_SAME]->(b:Page {owner: $owner})
-WHERE NOT (a)-[:NOT_SAME]-(b) AND ($unjudged_only = false OR r.llm_verdict IS NULL)
+WHERE NOT (a)-[:NOT_SAME]-(b)
+  AND ($unjudged_only = false OR (r.llm_verdict IS NULL AND coalesce(r.llm_attempts, 0) < $max_attempts))
 RETURN a.slug AS slug, a.title AS title, a.kind AS kind, coalesce(a.fact_count, 0) AS facts,
        b.slug AS other_slug, b.title AS other_title, b.kind AS other_kind, coalesce(b.fact_count, 0) AS other_facts,
        coalesce(r.score, 0.0) AS score, coalesce(r.evidence, '') AS evidence,
@@ -32,7 +33,7 @@ OPTIONAL MATCH (a)-[r:POSSIBLY_SAME]-(b)
 WITH a, b, collect(r) AS pairs
 FOREACH (pair IN pairs | DELETE pair)
 MERGE (a)-[n:NOT_SAME]->(b)
-  ON CREATE SET n.created_at = datetime()
+  ON CREATE SET n.created_at = datetime(), n.by = $by
 RETURN size(pairs) AS pairs
 """
 
@@ -65,25 +66,41 @@ def pages_described(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str], 
     return {r["slug"]: dict(r) for r in tx.run(PAGES_DESCRIBED, owner=owner, slugs=slugs, per_page=facts_per_page)}
 
 
-# An LLM that could not tell leaves its answer on the pair, so later runs do not ask again.
-MARK_UNSURE = """
+# Whether the pair is still open (no page of it folded away, no 'not the same' answer since it was read).
+PAIR_IS_OPEN = """
+MATCH (a:Page {owner: $owner, slug: $slug})-[:POSSIBLY_SAME]-(b:Page {owner: $owner, slug: $other_slug})
+WHERE NOT (a)-[:NOT_SAME]-(b)
+RETURN count(*) > 0 AS open
+"""
+# An LLM's answer that settles nothing stays on the pair: 'unsure' is not asked again, and a pair
+# that got no valid answer is asked at most `max_attempts` times.
+MARK_ASKED = """
 MATCH (a:Page {owner: $owner, slug: $slug})-[r:POSSIBLY_SAME]-(b:Page {owner: $owner, slug: $other_slug})
-SET r.llm_verdict = 'unsure', r.llm_reason = $reason
+SET r.llm_attempts = coalesce(r.llm_attempts, 0) + 1,
+    r.llm_verdict = CASE WHEN $verdict IS NULL THEN r.llm_verdict ELSE $verdict END,
+    r.llm_reason = CASE WHEN $verdict IS NULL THEN r.llm_reason ELSE $reason END
 """
 
 
-def review_pairs(tx: neo4j.ManagedTransaction, owner: str, limit: int, unjudged_only: bool = False) -> list[dict]:
-    return [dict(r) for r in tx.run(REVIEW_PAIRS, owner=owner, limit=limit, unjudged_only=unjudged_only)]
+def review_pairs(tx: neo4j.ManagedTransaction, owner: str, limit: int, unjudged_only: bool = False,
+                 max_attempts: int = 0) -> list[dict]:
+    return [dict(r) for r in tx.run(REVIEW_PAIRS, owner=owner, limit=limit, unjudged_only=unjudged_only,
+                                    max_attempts=max_attempts)]
 
 
-def mark_unsure(tx: neo4j.ManagedTransaction, owner: str, slug: str, other_slug: str, reason: str) -> None:
-    tx.run(MARK_UNSURE, owner=owner, slug=slug, other_slug=other_slug, reason=reason).consume()
+def pair_is_open(tx: neo4j.ManagedTransaction, owner: str, slug: str, other_slug: str) -> bool:
+    return tx.run(PAIR_IS_OPEN, owner=owner, slug=slug, other_slug=other_slug).single()["open"]
 
 
-def mark_not_same(tx: neo4j.ManagedTransaction, owner: str, slug: str, other_slug: str) -> int | None:
-    """Record that two pages are different things; the number of review pairs it closed, or None
-    when one of the pages does not exist."""
-    record = tx.run(MARK_NOT_SAME, owner=owner, slug=slug, other_slug=other_slug).single()
+def mark_asked(tx: neo4j.ManagedTransaction, owner: str, slug: str, other_slug: str, verdict: str | None,
+               reason: str | None) -> None:
+    tx.run(MARK_ASKED, owner=owner, slug=slug, other_slug=other_slug, verdict=verdict, reason=reason).consume()
+
+
+def mark_not_same(tx: neo4j.ManagedTransaction, owner: str, slug: str, other_slug: str, by: str = "person") -> int | None:
+    """Record that two pages are different things (`by`: the person, or the LLM model that said so);
+    the number of review pairs it closed, or None when one of the pages does not exist."""
+    record = tx.run(MARK_NOT_SAME, owner=owner, slug=slug, other_slug=other_slug, by=by).single()
     if record is None:
         return None
     bump_version(tx, owner)  # get_page listed the pair as a link
