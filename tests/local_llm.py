@@ -39,7 +39,7 @@ def start_local_llm(port: int) -> subprocess.Popen:
     server = subprocess.Popen(
         [str(_llama_server()), "-m", str(model), "--host", "127.0.0.1", "--port", str(port), "--alias", ALIAS,
          "-c", "4096", "-t", "2", "--no-webui"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + _READY_SECONDS
     while time.monotonic() < deadline:
         try:
