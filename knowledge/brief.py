@@ -32,7 +32,7 @@ import numpy as np
 from graph_schema import db
 from graph_schema.kinds import FactKind, PageKind
 from graph_schema.models import PageRef
-from graph_schema.queries.brief import brief_material, load_brief, store_brief
+from graph_schema.queries.brief import brief_material, load_brief, store_brief, store_narrative
 from graph_schema.settings import Settings, get_settings
 from knowledge.brief_narrative import narrate_brief
 from knowledge.compile import one_line, tokens_of
@@ -548,9 +548,21 @@ def current_brief(graph: db.GraphSession, owner: str, embed: Embed, llm: LlmClie
     """The cached brief if the graph is unchanged since it was built; otherwise rebuild and cache it
     (with `llm`, with its narrative)."""
     version, cached = graph.read_single(load_brief, owner)
-    if cached is not None and cached["graph_version"] == version:
-        return _cached_view(cached)
-    return rebuild_brief(graph, owner, embed, llm)
+    if cached is None or cached["graph_version"] != version:
+        return rebuild_brief(graph, owner, embed, llm)
+    view = _cached_view(cached)
+    if llm is not None and view.narrative is None and cached["narrated_by"] != llm.settings.llm_model and not llm.unavailable():
+        # built without asking this model (none configured then, or its run had used it up): asked
+        # once now, and recorded as asked whatever it answers, so a dead server costs one call a version
+        narrative = narrate_brief(view, llm, get_settings())
+        graph.write(store_narrative, owner, version, narrative, llm.settings.llm_model)
+        view = view.model_copy(update={"narrative": narrative})
+    return view
+
+
+def _narrated(brief: BriefView, llm: LlmClient, settings: Settings) -> str | None:
+    """The model's narrative of the brief, or None (no model call once the run's calls are used up)."""
+    return None if llm.unavailable() else narrate_brief(brief, llm, settings)
 
 
 def rebuild_brief(graph: db.GraphSession, owner: str, embed: Embed, llm: LlmClient | None = None) -> BriefView:
@@ -561,10 +573,16 @@ def rebuild_brief(graph: db.GraphSession, owner: str, embed: Embed, llm: LlmClie
     since = previous["built_at"] if previous else None
     material = graph.read(brief_material, owner, settings, None, since, first=previous is None)
     brief = render_brief(material, embed, settings)
+    narrated_by = None
+    calls_before = llm.usage.calls if llm is not None else 0
     if llm is not None:
-        brief = brief.model_copy(update={"narrative": narrate_brief(brief, llm, settings)})
+        brief = brief.model_copy(update={"narrative": _narrated(brief, llm, settings)})
+        # asked (whatever came of it): not asked again for this version; not asked because the run
+        # had used the model up: a later read asks
+        narrated_by = llm.settings.llm_model if brief.narrative or llm.usage.calls > calls_before else None
     stored = brief.model_dump(mode="json", include={"text", "sources", "lines", "omitted", "estimated_tokens",
                                                      "graph_version", "narrative"})
+    stored["narrated_by"] = narrated_by
     built_at = graph.write(store_brief, owner, stored)
     return brief.model_copy(update={"built_at": built_at or brief.built_at, "cached": False})
 

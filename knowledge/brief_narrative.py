@@ -3,12 +3,14 @@
 The structured brief (knowledge.brief) is made first, without an LLM, as always. With one
 configured, the model is shown those statements, numbered, and writes a few sentences, each citing
 the numbers of the statements it rests on. A sentence that cites none of them, or a number that is
-not one of them, is dropped, so every sentence kept is traceable to its statements and through them
+not one of them, is dropped whole, so every sentence kept is traceable to its statements and through them
 to their pages and documents. When no sentence survives, or the model gives no valid answer, the
 brief has no narrative and reads as it does without an LLM.
 """
 
 from __future__ import annotations
+
+import re
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -21,6 +23,7 @@ _TASK = ("You write the opening brief of a person's knowledge graph for their AI
          "on who they are, what they are working on, what was decided, what is open and who matters. Use only the "
          "numbered statements you are given; add nothing they do not say. End each sentence's 'statements' with the "
          "numbers of the statements it rests on.")
+_WRITTEN_CITATION = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
 _MAX_SENTENCES = 8
 _SENTENCE_CHARS = 300
 
@@ -57,13 +60,14 @@ def narrate_brief(brief: BriefView, client: LlmClient, settings: Settings) -> st
 
 
 def traceable_sentences(answer: Narrative, statements: int, settings: Settings) -> list[str]:
-    """The sentences that cite at least one of the `statements` (numbered from 1), each ending with
-    what it cites, as many as fit the brief's token budget; numbers that are no statement go."""
+    """The sentences that cite only real statements (numbered from 1), each ending with what it
+    cites, as many as fit the brief's token budget. A sentence citing a number that is no statement
+    is left out whole: what it says may be invented. Numbers it writes in its own text go."""
     kept: list[str] = []
     for sentence in answer.sentences:
-        cited = sorted({n for n in sentence.statements if 1 <= n <= statements})
-        text = " ".join(sentence.text.split())
-        if not cited or not text:
+        cited = sorted(set(sentence.statements))
+        text = " ".join(_WRITTEN_CITATION.sub("", sentence.text).split())
+        if not text or not all(1 <= n <= statements for n in cited):
             continue  # not traceable to the brief: left out
         written = f"{text} [{', '.join(map(str, cited))}]"
         if tokens_of(" ".join([*kept, written]), settings.chars_per_token) > settings.brief_token_budget:

@@ -64,11 +64,8 @@ class LlmClient:
         messages = [{"role": "system", "content": f"{task}\n\n{_DATA_RULE}"},
                     {"role": "user", "content": f"<data>\n{_FENCE_TAG.sub('[data]', data)}\n</data>"}]
         for attempt in range(2):  # an answer that does not validate is asked for once more, saying why
-            if self.broken:  # a server that failed once is not waited for again in this run
-                return self.fall_back(self.broken)
-            if self.usage.calls >= self.settings.llm_max_calls_per_run:
-                return self.fall_back(f"the cap of {self.settings.llm_max_calls_per_run} calls per run was reached "
-                                      "(SUBTEXT_LLM_MAX_CALLS_PER_RUN)")
+            if why := self.unavailable():
+                return self.fall_back(why)
             try:
                 text = self._complete(messages, answer, max_tokens or self.settings.llm_max_output_tokens)
             except Exception as error:  # noqa: BLE001 - a dead server, a timeout or a refused call never fails the step
@@ -103,6 +100,15 @@ class LlmClient:
             self.usage.prompt_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
             self.usage.completion_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
         return response.choices[0].message.content or ""
+
+    def unavailable(self) -> str | None:
+        """Why no more calls are made in this run (a call failed, or the cap is reached), else None."""
+        if self.broken:  # a server that failed once is not waited for again in this run
+            return self.broken
+        if self.usage.calls >= self.settings.llm_max_calls_per_run:
+            return (f"the cap of {self.settings.llm_max_calls_per_run} calls per run was reached "
+                    "(SUBTEXT_LLM_MAX_CALLS_PER_RUN)")
+        return None
 
     def fall_back(self, reason: str) -> None:
         """Count a use that went on without the LLM, and why (the first few reasons are kept)."""

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from graph_schema import db
 from graph_schema.models import Model
 from graph_schema.errors import InvalidRequest
+from graph_schema.kinds import ENTITY_KINDS
 from graph_schema.queries import review
 from graph_schema.queries.owners import lock_graph
 from graph_schema.queries.review import pages_described
@@ -92,6 +93,11 @@ def act_on_verdict(tx: db.Tx, owner: str, pair: ReviewPair, answer: PairVerdict 
     return into.slug
 
 
+def _mark_unsure(tx: db.Tx, owner: str, pair: ReviewPair, reason: str) -> None:
+    lock_graph(tx, owner)
+    review.mark_asked(tx, owner, pair.page.slug, pair.other.slug, "unsure", reason)
+
+
 def judge_review_pairs(graph: db.GraphSession, owner: str, settings: Settings, client: LlmClient,
                        embed: Embed) -> ReviewVerdicts:
     """Ask the model about the strongest open review pairs (at most `llm_review_max_pairs`; a pair
@@ -103,14 +109,24 @@ def judge_review_pairs(graph: db.GraphSession, owner: str, settings: Settings, c
     for pair in pairs:
         if pair.page.slug in merged or pair.other.slug in merged:
             continue
+        if not {pair.page.kind, pair.other.kind} <= set(ENTITY_KINDS):
+            continue  # your own page and focus areas are never merged: nothing to ask
+        if why := client.unavailable():  # the pairs left are not the model's to lose attempts on
+            client.fall_back(why)
+            break
         pages = graph.read(pages_described, owner, [pair.page.slug, pair.other.slug], settings.llm_review_facts_per_page)
         if len(pages) < 2:
             continue
         answer = client.ask(_TASK, describe_pair(pair, pages), PairVerdict)
+        if answer is None and client.broken:  # the call failed: not this pair's attempt
+            verdicts.judged.append(JudgedPair(slug=pair.page.slug, other_slug=pair.other.slug, verdict="no answer",
+                                              reason=client.broken[:_REASON_CHARS]))
+            break
         try:
             kept = graph.write(act_on_verdict, owner, pair, answer, settings.llm_model or "")
         except InvalidRequest as refused:  # a merge the rules refuse: the pair stays for the person
             answer = PairVerdict(verdict="unsure", reason=f"not merged: {refused}"[:_REASON_CHARS])
+            graph.write(_mark_unsure, owner, pair, answer.reason)
             kept = None
         if kept:
             refresh_merged_vector(graph, owner, kept, settings, embed)

@@ -190,10 +190,11 @@ def brief() -> None:
         out.print(view.narrative + "\n", markup=False, highlight=False)
         for number, line in enumerate(view.lines, start=1):
             out.print(f"[{number}] {line.text}", markup=False, highlight=False)
-    else:
-        out.print(view.text)
+    else:  # text from documents: printed as it is, never read as Rich markup
+        out.print(view.text, markup=False, highlight=False)
     if view.sources:
-        out.print("\n[dim]Written from: " + ", ".join(f"{s.title} ({s.kind.value}, {s.slug})" for s in view.sources) + "[/dim]")
+        out.print("\nWritten from: " + ", ".join(f"{s.title} ({s.kind.value}, {s.slug})" for s in view.sources),
+                  markup=False, highlight=False, style="dim")
 
 
 @app.command()

@@ -76,6 +76,12 @@ def _not_same(graph) -> int:
         owner=graph["owner"]).single()["n"])
 
 
+def _attempts(graph) -> set[int]:
+    return set(db.read(graph["driver"], lambda tx: [r["n"] for r in tx.run(
+        "MATCH (:Page {owner: $owner})-[r:POSSIBLY_SAME]->(:Page {owner: $owner}) RETURN coalesce(r.llm_attempts, 0) AS n",
+        owner=graph["owner"])]))
+
+
 def _brief_metadata(run_ids: list[str]) -> dict:
     from dagster import AssetKey, AssetRecordsFilter
 
@@ -121,8 +127,9 @@ def test_a_run_with_a_local_model_judges_the_review_pairs_and_reports_its_calls(
     unsure = [p for p in _pairs(graph) if p.llm_verdict == "unsure"]
     assert len(unsure) == metadata["llm_review_unsure"]
     assert all(p.llm_reason for p in unsure)
-    # a pair the model has answered is not asked again on the next run
-    answered_pairs = {(p.slug, p.other_slug) for p in unsure}
+    # a pair the model has answered is not asked again on the next run (all of them, when it answered each)
+    answered_pairs = ({(p.page.slug, p.other.slug) for p in pairs} if metadata["llm_review_no_answer"] == 0
+                      else {(p.page.slug, p.other.slug) for p in unsure})
     again = judge_review_pairs_with_llm(graph["owner"], get_settings(), graph["driver"])
     assert again is not None and not answered_pairs & {(j.slug, j.other_slug) for j in again[0].judged}
 
@@ -140,6 +147,8 @@ def test_a_dead_server_falls_back_and_the_run_still_succeeds(graph, local_llm, m
     assert metadata["llm_calls"] == 1 and metadata["llm_fallbacks"] >= 1
     assert "the call to the model failed" in metadata["llm_fallback_reasons"]
     assert _pairs(graph) == pairs  # nothing was decided without an answer
+    # found in review: a pair the dead server never answered lost one of its attempts all the same
+    assert _attempts(graph) == {0}
 
 
 def test_the_per_run_cap_bounds_the_calls(graph, local_llm, monkeypatch):
@@ -149,7 +158,7 @@ def test_the_per_run_cap_bounds_the_calls(graph, local_llm, monkeypatch):
     assert judged is not None
     verdicts, usage = judged
     assert usage.calls == 0 and usage.fallbacks >= 1 and "SUBTEXT_LLM_MAX_CALLS_PER_RUN" in usage.fallback_reasons[0]
-    assert {j.verdict for j in verdicts.judged} == {"no answer"}
+    assert verdicts.judged == [] and _attempts(graph) == {0}  # pairs never asked keep their attempts
 
 
 def test_instructions_in_a_document_reach_no_other_page(graph, local_llm, monkeypatch):
@@ -207,7 +216,8 @@ def test_only_sentences_citing_a_statement_of_the_brief_are_kept():
     answer = Narrative.model_validate({"sentences": [
         {"text": "You lead the Harbour pitch.", "statements": [1, 2]},
         {"text": "Northwind signed yesterday.", "statements": [9]},  # no such statement: invented
-        {"text": "Daniel  owes the budget\nby Friday.", "statements": [3, 3, 0]},
+        {"text": "Grafana was chosen and Northwind signed.", "statements": [2, 9]},  # partly invented: out whole
+        {"text": "Daniel  owes the budget [7]\nby Friday.", "statements": [3, 3]},  # its own '[7]' goes
     ]})
     assert traceable_sentences(answer, 3, get_settings()) == [
         "You lead the Harbour pitch. [1, 2]", "Daniel owes the budget by Friday. [3]"]
@@ -263,3 +273,47 @@ def test_a_verdict_on_a_pair_closed_meanwhile_changes_nothing(graph):
                     PairVerdict(verdict="same", reason="both are Acme"), "openai/any")
     assert kept is None
     assert {pair.page.slug, pair.other.slug} <= _page_slugs(graph)
+
+
+def test_your_page_and_focus_areas_are_never_put_to_the_model(graph, local_llm, monkeypatch):
+    """Found in review: a pair holding a focus area was asked about, and a 'same' answer then failed
+    the merge and left the pair to be asked again in every run."""
+    from graph_schema.queries.documents import WRITE_REVIEW_PAIRS
+
+    (graph["upload"] / "harbour").mkdir()
+    write(graph["upload"] / "harbour", "kickoff.md", LOGISTICS)
+    write(graph["upload"], "freight.md", FREIGHT)
+    assert ingest_paths([graph["upload"]]).count("ingested") == 2
+    pair = {"slug": "harbour", "other_slug": "acme-freight", "score": 0.8, "evidence": "written for the test"}
+    db.write(graph["driver"], lambda tx: tx.run(WRITE_REVIEW_PAIRS, owner=graph["owner"], pairs=[pair]).consume())
+    assert ("harbour", "acme-freight") in {(p.page.slug, p.other.slug) for p in _pairs(graph)}
+    _use_llm(monkeypatch, local_llm)
+    verdicts, usage = judge_review_pairs_with_llm(graph["owner"], get_settings(), graph["driver"])
+    assert "harbour" not in {s for j in verdicts.judged for s in (j.slug, j.other_slug)}
+
+
+def test_a_brief_built_before_the_model_was_configured_is_narrated_once(graph, local_llm, monkeypatch):
+    """Found in review: a brief cached without a narrative (no LLM then) never got one until the graph changed."""
+    from knowledge.brief import current_brief
+    from knowledge.llm import llm_client
+    from pipeline.embedding import embed_texts_remembered
+
+    _two_firms(graph)  # the run built and cached the brief without an LLM
+    _use_llm(monkeypatch, local_llm)
+    first = llm_client(get_settings())
+    db.in_session(graph["driver"], current_brief, graph["owner"], embed_texts_remembered, first)
+    assert first.usage.calls >= 1  # asked now
+    again = llm_client(get_settings())
+    db.in_session(graph["driver"], current_brief, graph["owner"], embed_texts_remembered, again)
+    assert again.usage.calls == 0  # and not again for this graph version, whatever it answered
+
+
+def test_the_brief_prints_document_text_as_it_is(graph, monkeypatch):
+    """Found in review: `subtext brief` read the brief as Rich markup, so a '[/]' in it (here in the
+    person's name) crashed the command."""
+    monkeypatch.setenv("SUBTEXT_OWNER_NAME", "Ana [/] Lima")
+    reset_settings()
+    _two_firms(graph)  # the run builds the brief: 'You are Ana [/] Lima.'
+    printed = _cli(graph, "brief", COLUMNS="400", TTY_COMPATIBLE="1", FORCE_COLOR="1")
+    assert printed.returncode == 0, printed.stderr[-2000:]
+    assert "You are Ana [/] Lima" in printed.stdout

@@ -192,7 +192,7 @@ MATCH (o:Owner {id: $owner})
 OPTIONAL MATCH (b:Brief {owner: $owner})
 RETURN o.version AS version, b.text AS text, b.sources AS sources, b.version AS built_version,
        b.built_at AS built_at, b.lines AS lines, b.omitted AS omitted, b.estimated_tokens AS estimated_tokens,
-       b.narrative AS narrative
+       b.narrative AS narrative, b.narrated_by AS narrated_by
 """
 
 # A rebuild stores its brief only if no newer one is stored: two rebuilds racing (or a slow one
@@ -205,7 +205,8 @@ REMOVE b._lock
 WITH b
 WHERE b.version IS NULL OR b.version <= $version
 SET b.text = $text, b.sources = $sources, b.version = $version, b.built_at = datetime(),
-    b.lines = $lines, b.omitted = $omitted, b.estimated_tokens = $estimated_tokens, b.narrative = $narrative
+    b.lines = $lines, b.omitted = $omitted, b.estimated_tokens = $estimated_tokens, b.narrative = $narrative,
+    b.narrated_by = $narrated_by
 RETURN b.built_at AS built_at
 """
 
@@ -281,6 +282,7 @@ def load_brief(tx: neo4j.ManagedTransaction, owner: str) -> tuple[int, dict | No
         "omitted": record["omitted"] or [],
         "estimated_tokens": record["estimated_tokens"] or 0,
         "narrative": record["narrative"],
+        "narrated_by": record["narrated_by"],
         "graph_version": record["built_version"],
         "built_at": to_native(record["built_at"]),
     }
@@ -291,5 +293,19 @@ def store_brief(tx: neo4j.ManagedTransaction, owner: str, brief: dict) -> dateti
     already; when it was built (None when the newer one was kept)."""
     record = tx.run(STORE_BRIEF, owner=owner, text=brief["text"], sources=json.dumps(brief["sources"]),
                     version=brief["graph_version"], lines=json.dumps(brief["lines"]), omitted=brief["omitted"],
-                    estimated_tokens=brief["estimated_tokens"], narrative=brief.get("narrative")).single()
+                    estimated_tokens=brief["estimated_tokens"], narrative=brief.get("narrative"),
+                    narrated_by=brief.get("narrated_by")).single()
     return to_native(record["built_at"]) if record else None
+
+
+# A narrative added to the stored brief later (an LLM configured after it was built, or unreachable
+# then); only to the brief of that graph version. `narrated_by` is the model that was asked.
+STORE_NARRATIVE = """
+MATCH (b:Brief {owner: $owner})
+WHERE b.version = $version
+SET b.narrative = $narrative, b.narrated_by = $narrated_by
+"""
+
+
+def store_narrative(tx: neo4j.ManagedTransaction, owner: str, version: int, narrative: str | None, narrated_by: str) -> None:
+    tx.run(STORE_NARRATIVE, owner=owner, version=version, narrative=narrative, narrated_by=narrated_by).consume()
