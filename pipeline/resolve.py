@@ -51,6 +51,8 @@ NeighbourLookup = Callable[[str], set[str]]
 
 # The kinds the language model assigns (and can get wrong); `you` and focus pages come from rules.
 NAMED_KINDS = {PageKind.PERSON, PageKind.ORGANISATION, PageKind.PROJECT, PageKind.TOOL, PageKind.TOPIC}
+# Named things that are no one: the kinds the model confuses most with each other.
+_THINGS = {PageKind.ORGANISATION, PageKind.PROJECT, PageKind.TOOL}
 
 
 def compatible_kinds(kind: PageKind) -> set[PageKind]:
@@ -576,6 +578,15 @@ def _name_part_merges(entity: DocumentEntity, slug: str, pages: PageIndex) -> li
                 continue  # 'Matthew' of another text may be anyone called Matthew: _fold_earlier_given_names asks for shared context
             if words and len(words) < len(name_words) and words in (name_words[: len(words)], name_words[-len(words) :]):
                 parts.append((alias, NAMED_KINDS, "is also called"))
+    elif entity.kind in _THINGS:
+        # 'Microsoft Teams … the Teams channel': the document calls it by part of its name, so an
+        # earlier note's page for that part alone ('Teams', typed by a guess) was this thing too.
+        # Never a generic head ('the Court', local_names) and never a person's page.
+        for alias in entity.aliases:
+            words = normalise_name(alias).split()
+            if (alias not in entity.local_names and words and len(words) < len(name_words)
+                    and words in (name_words[: len(words)], name_words[-len(words):])):
+                parts.append((alias, _THINGS, "is also called"))
     merges = []
     for part, kinds, relation in parts:
         key = normalise_name(part)
