@@ -144,6 +144,10 @@ def split_into_units(text: str, sentences: list[tuple[int, int]], breaks: list[i
     return _join_stray_brackets(text, units)
 
 
+def _leaves_a_bracket_open(unit: str) -> bool:
+    return bool(_STRAY_OPENING.fullmatch(unit)) or unit.count("[") > unit.count("]") or unit.count("(") > unit.count(")")
+
+
 def _task_clause_starts(text: str, start: int, end: int) -> set[int]:
     """Where the second and later of two or more task clauses of one sentence begin."""
     sentence = text[start:end]
@@ -152,11 +156,12 @@ def _task_clause_starts(text: str, start: int, end: int) -> set[int]:
 
 
 def _join_stray_brackets(text: str, units: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """spaCy may end a sentence right after an opening bracket ('[' | 'Hunter] Add retries'):
-    a unit of opening brackets alone joins the unit after it on the same line."""
+    """spaCy may end a sentence right after an opening bracket ('[' | 'Hunter] Add retries',
+    'rename the [' | '/] folder by Friday'): a unit that leaves a bracket open joins the unit
+    after it on the same line."""
     out: list[tuple[int, int]] = []
-    for index, (start, end) in enumerate(units):
-        if out and _STRAY_OPENING.fullmatch(text[out[-1][0] : out[-1][1]]) and "\n" not in text[out[-1][1] : start]:
+    for start, end in units:
+        if out and _leaves_a_bracket_open(text[out[-1][0] : out[-1][1]]) and "\n" not in text[out[-1][1] : start]:
             out[-1] = (out[-1][0], end)
             continue
         out.append((start, end))

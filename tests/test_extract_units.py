@@ -42,6 +42,17 @@ def test_headings_key_value_lines_and_list_items_are_units_of_their_own():
             " ".join(NOTES[fact.start : fact.end].split()) == fact.text
 
 
+def test_a_sentence_the_model_ends_inside_brackets_stays_whole():
+    # seen failing: spaCy ends a sentence after '[', so the brief said 'rename the [' and an
+    # academic text's facts stopped before each citation ('… affect social interaction [')
+    text = ("Weekly\n\nPriya Natarajan will rename the [/] folder by Friday.\n\n"
+            "Douglass North of Washington University defined the institutions as rules that affect "
+            "social interaction [12]. It holds.\n")
+    texts = [f.text for f in _extract(text).facts]
+    assert "Priya Natarajan will rename the [/] folder by Friday." in texts
+    assert any(t.endswith("affect social interaction [12].") for t in texts), texts
+
+
 def test_a_name_found_once_is_a_mention_wherever_it_recurs():
     extracted = _extract(NOTES)
     by_name = {e.name: e for e in extracted.entities}
