@@ -76,7 +76,11 @@ _REFERS_BACK = re.compile(r"^[\"'“‘]?(?:(?:He|She|They|His|Her|Their|Its)\b|
 _TITLE_FILLER = frozenset({"the", "and", "for", "our", "its", "was", "are", "has", "had", "not", "but", "you", "all",
                            "any", "can", "with", "from", "into", "this", "that", "these", "those", "their"})
 _SENTENCE = re.compile(r"^[\"'“‘]?[A-Z].*\w.*[.!)\"'”’]$")
-_CLAUSE_END = re.compile(r"[;,:(]|\s(?:and|but|because|while|which|who|so)\s|\.\s|\.$")
+# A comma ends the clause only where another clause begins after it: 'was pulled between Driftwood,
+# the 12 Nov outage and Marlin' is one list, 'sent the volumes, which …' is two clauses.
+_CLAUSE_END = re.compile(r"[;:(]|\s(?:and|but|because|while|which|who|so)\s|\.\s|\.$"
+                         r"|,(?=\s+(?:and|but|or|so|yet|which|who|whose|where|when|while|because|although|though|"
+                         r"as|after|before|since|if|then|not|he|she|they|it|we|i|you|this|that)\b)", re.IGNORECASE)
 
 
 @dataclass
@@ -188,7 +192,9 @@ def why_it_matters(title: str, aliases: list[str], facts: list[str], max_words: 
             if not rest.startswith(" ") or rest.lstrip()[:2] in ("'s", "’s") or not rest.lstrip()[:1].islower():
                 continue  # a predicate follows the name ('sent the volumes'), not more name or an address
             rest = rest.strip()
-            end = _CLAUSE_END.search(rest)
+            # an 'and' after a list's commas closes the list, not the clause
+            end = next((m for m in _CLAUSE_END.finditer(rest)
+                        if not (m.group().strip().lower() == "and" and "," in rest[: m.start()])), None)
             words = (rest[: end.start()] if end else rest).split()
             if any(c in " ".join(words[:max_words]) for c in "`<>[]{}|"):
                 continue  # 'discusses `why operators are useful <https://…>`_': markup, not a reading
@@ -211,6 +217,17 @@ def _without_owner_markup(text: str, owner: str | None) -> str:
     return text
 
 
+def _without_owner_and_due_cells(text: str, owner: str | None, due: str | None) -> str:
+    """'Route alerts to PagerDuty | Rahul | 16 Nov |' → 'Route alerts to PagerDuty' when the line
+    shows Rahul Venkataraman as its owner and 16 Nov as its date: a table row's other cells stay."""
+    if "|" not in text:
+        return text
+    owner_words = set((owner or "").lower().split())
+    cells = [c.strip() for c in text.strip().strip("|").split("|")]
+    kept = [c for c in cells if c and c != due and not (c.lower().split() and set(c.lower().split()) <= owner_words)]
+    return " — ".join(kept) if kept else text
+
+
 def _fact_line(fact: dict, section: str, line_chars: int) -> BriefLine:
     text = one_line(_LABEL.sub("", fact["text"]) or fact["text"], line_chars)
     if section == "decision":
@@ -219,6 +236,7 @@ def _fact_line(fact: dict, section: str, line_chars: int) -> BriefLine:
         owner = (fact.get("owner_page") or {}).get("title") or fact.get("owner")
         text = _without_owner_markup(text, owner)
         due = fact.get("due")
+        text = _without_owner_and_due_cells(text, owner, due)
         if due and fact.get("due_on") and not any(ch.isdigit() for ch in due):
             due = f"{due}, {_day(fact['due_on'])}"  # 'before Friday, 6 Mar 2026': counted from the document's date
         details = ", ".join(x for x in (owner, due) if x)

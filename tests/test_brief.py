@@ -102,6 +102,11 @@ def test_why_someone_matters_is_what_the_facts_say_they_do_not_more_of_their_nam
     linked = ["Guido van Rossum discusses `why operators are useful <https://example.org/ops>`_ in a post.",
               "Guido van Rossum accepted the proposal for Python 3.8."]
     assert why_it_matters("Guido van Rossum", [], linked) == "accepted the proposal for Python 3.8"
+    # seen on work notes: a list's first comma cut it to 'was pulled between Driftwood', which says
+    # something the note does not
+    listed = ["Hunter was pulled between Driftwood, the outage and Marlin in the same week."]
+    assert why_it_matters("Hunter", [], listed) == "was pulled between Driftwood, the outage and Marlin in the…"
+    assert why_it_matters("Hunter", [], ["Hunter sent the volumes, which Daniel checked."]) == "sent the volumes"
 
 
 def test_a_tight_budget_shares_its_room_between_decisions_and_open_items():

@@ -219,6 +219,22 @@ def test_notes_at_the_top_of_the_upload_folder_bring_their_decisions_and_tasks_t
     assert kinds.count(FactKind.DECISION.value) == 1 and kinds.count(FactKind.ACTION.value) == 2, loose["typed"]
 
 
+def test_a_task_tables_owner_and_due_cells_are_not_repeated_in_its_line(graph):
+    # seen on fresh notes 4: 'To do (Rahul Venkataraman, 16 Nov): Route all consumer-lag alerts to
+    # PagerDuty | Rahul | 16 Nov |'
+    write(graph["upload"], "2026-11-13-postmortem.md",
+          "# Postmortem: stale positions\n\n## Actions\n\n| Action | Owner | Due |\n|---|---|---|\n"
+          "| Route all consumer-lag alerts to PagerDuty | Rahul Venkataraman | 16 Nov |\n"
+          "| Move the export to a read replica | Hunter | 20 Nov | after the audit |\n\n"
+          "Rahul Venkataraman and Hunter Okafor wrote this with Grace Mwangi.\n")
+    assert {o.status for o in ingest_paths([graph["upload"]]).outcomes} == {"ingested"}
+    brief = db.in_session(graph["driver"], current_brief, graph["owner"], embed_texts_remembered)
+    route = next(line for line in _lines(brief, "action") if "PagerDuty" in line.text)
+    assert route.text.endswith("): Route all consumer-lag alerts to PagerDuty"), route.text
+    replica = next(line for line in _lines(brief, "action") if "read replica" in line.text)
+    assert replica.text.endswith("): Move the export to a read replica — after the audit"), replica.text
+
+
 def test_a_licence_line_the_documents_share_makes_no_one_matter(graph):
     # seen on 20 PEPs: 'CC0-1.0-Universal' of the licence line nine of them end with was among who
     # matters most, above the people the documents are about
