@@ -46,6 +46,7 @@ def browser_style() -> dict[str, dict[str, str]]:
         "node.Owner": {"caption": "{name}", "color": "#604A0E", "border-color": "#423204"},
         "node.AccessKey": {"caption": "{name}", "diameter": "30px"},
         "node.Brief": {"caption": "{owner}{name}", "diameter": "30px"},
+        "node.PageVector": {"caption": "{name}", "diameter": "15px"},  # a page's embedding, kept off the page
     }
     for kind, (fill, border) in KIND_COLOURS.items():
         sheet[f"node.{kind.label}"] = {"color": fill, "border-color": border, "text-color-internal": _WHITE,

@@ -37,7 +37,8 @@ def _query(graph, cypher: str, **params) -> list[dict]:
 
 def _page(graph, slug: str) -> dict | None:
     rows = _query(graph, "MATCH (p:Page {owner: $owner, slug: $slug}) "
-                         "RETURN p.body AS body, p.fact_count AS fact_count, p.embedding AS embedding", slug=slug)
+                         "RETURN p.body AS body, p.fact_count AS fact_count, "
+                         "[(p)-[:HAS_VECTOR]->(v) | v.embedding][0] AS embedding", slug=slug)
     return rows[0] if rows else None
 
 

@@ -46,7 +46,7 @@ def _page(graph, slug: str):
 
 
 def _vector(graph, slug: str) -> list[float]:
-    return db.read(graph["driver"], lambda tx: tx.run("MATCH (p:Page {owner: $owner, slug: $slug}) RETURN p.embedding AS e",
+    return db.read(graph["driver"], lambda tx: tx.run("MATCH (p:Page {owner: $owner, slug: $slug})-[:HAS_VECTOR]->(v) RETURN v.embedding AS e",
                                                     owner=graph["owner"], slug=slug).single()["e"])
 
 

@@ -10,7 +10,7 @@ from pipeline.embedding import embed_text
 ADD_PAGES = """
 UNWIND $rows AS row
 CREATE (p:Page {owner: $owner, slug: row.slug, title: row.title, kind: 'topic', body: row.body,
-                embedding: row.embedding, aliases: [], name_keys: []})
+                aliases: [], name_keys: []})-[:HAS_VECTOR]->(:PageVector {owner: $owner, embedding: row.embedding})
 """
 
 

@@ -43,7 +43,7 @@ LIMIT $limit
 RETURN m.slug AS slug, m.title AS title, m.kind AS kind, relation, weight, m.updated_at AS updated_at,
        CASE WHEN $visible IS NULL THEN coalesce(m.fact_count, 0)
             ELSE COUNT {{ (f:Fact)-[:ABOUT]->(m) WHERE NOT f.retired AND {FACT_IN_SIGHT} }} END AS fact_count,
-       m.embedding AS embedding
+       [(m)-[:HAS_VECTOR]->(v:PageVector) | v.embedding][0] AS embedding
 """
 
 MEMBER_COUNT = """

@@ -156,10 +156,13 @@ UNWIND $pages AS row
 MERGE (p:Page {owner: $owner, slug: row.slug})
   ON CREATE SET p:$(row.label), p.kind = row.kind, p.title = row.title, p.aliases = [],
                 p.name_keys = [], p.body = '', p.fact_count = 0, p.created_at = datetime(),
-                p.embedding = row.embedding, p.created_by = $sid
+                p.created_by = $sid
 SET p.updated_at = datetime(),
     p.aliases = p.aliases + [a IN row.aliases WHERE NOT a IN p.aliases AND a <> p.title],
     p.name_keys = p.name_keys + [k IN row.name_keys WHERE NOT k IN p.name_keys]
+WITH p, row WHERE row.embedding IS NOT NULL
+MERGE (p)-[:HAS_VECTOR]->(v:PageVector)
+  ON CREATE SET v.owner = $owner, v.embedding = row.embedding
 """
 
 WRITE_MENTIONS = """
@@ -288,7 +291,8 @@ WHERE NOT p.kind IN ['you', 'focus'] AND p.renamed_at IS NULL AND p.kind_set_at 
   AND NOT EXISTS { (s:Source {owner: $owner, focus: p.slug}) WHERE s.status <> 'retired' }
   AND NOT EXISTS { (p)-[:RELATES_TO|IN_CONTEXT]-(:Page) }
 WITH p, p.slug AS slug
-DETACH DELETE p
+OPTIONAL MATCH (p)-[:HAS_VECTOR]->(v:PageVector)
+DETACH DELETE p, v
 RETURN collect(slug) AS slugs
 """
 
@@ -297,8 +301,7 @@ RETURN collect(slug) AS slugs
 # (the person's own page, focus areas) are left without one.
 PAGE_EMBEDDING_FACTS = """
 UNWIND $slugs AS slug
-MATCH (p:Page {owner: $owner, slug: slug})
-WHERE p.embedding IS NOT NULL
+MATCH (p:Page {owner: $owner, slug: slug})-[:HAS_VECTOR]->(:PageVector)
 CALL (p) {
   OPTIONAL MATCH (f:Fact)-[:ABOUT]->(p) WHERE NOT f.retired
   WITH f ORDER BY f.first_seen, f.position, f.text
@@ -309,7 +312,8 @@ RETURN p.slug AS slug, p.title AS title, texts
 SET_PAGE_EMBEDDINGS = """
 UNWIND $rows AS row
 MATCH (p:Page {owner: $owner, slug: row.slug})
-SET p.embedding = row.embedding
+MERGE (p)-[:HAS_VECTOR]->(v:PageVector)
+SET v.owner = $owner, v.embedding = row.embedding
 """
 
 
@@ -407,7 +411,9 @@ SET x.aliases = x.aliases + [a IN [y.title] + y.aliases WHERE NOT a IN x.aliases
     x.former_slugs = coalesce(x.former_slugs, []) + y.slug + coalesce(y.former_slugs, []),
     x.merge_evidence = coalesce(x.merge_evidence, []) + $evidence + coalesce(y.merge_evidence, []),
     x.updated_at = datetime()
-DETACH DELETE y
+WITH x, y
+OPTIONAL MATCH (y)-[:HAS_VECTOR]->(v:PageVector)
+DETACH DELETE y, v
 """
 
 

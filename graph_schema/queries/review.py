@@ -129,11 +129,11 @@ RETURN o.duplicates_scanned_at AS since, o.duplicates_scanned_slug AS after,
        datetime() - duration({seconds: $overlap}) AS mark
 """
 PAGES_TO_SCAN = """
-MATCH (p:Page {owner: $owner})
-WHERE p.kind IN $kinds AND p.embedding IS NOT NULL
+MATCH (p:Page {owner: $owner})-[:HAS_VECTOR]->(v:PageVector)
+WHERE p.kind IN $kinds
   AND ($since IS NULL OR p.updated_at > $since OR (p.updated_at = $since AND ($after IS NULL OR p.slug > $after)))
-WITH p ORDER BY p.updated_at, p.slug LIMIT $limit
-RETURN p.slug AS slug, p.embedding AS embedding, p.updated_at AS updated_at,
+WITH p, v ORDER BY p.updated_at, p.slug LIMIT $limit
+RETURN p.slug AS slug, v.embedding AS embedding, p.updated_at AS updated_at,
        [(p)-[:NOT_SAME|POSSIBLY_SAME]-(q:Page {owner: $owner}) | q.slug] AS answered
 """
 # What else two pages alike by name have in common: how alike they are described, whether one
@@ -142,9 +142,11 @@ RETURN p.slug AS slug, p.embedding AS embedding, p.updated_at AS updated_at,
 PAIR_EVIDENCE = """
 UNWIND $pairs AS pair
 MATCH (a:Page {owner: $owner, slug: pair[0]}), (b:Page {owner: $owner, slug: pair[1]})
+OPTIONAL MATCH (a)-[:HAS_VECTOR]->(va:PageVector)
+OPTIONAL MATCH (b)-[:HAS_VECTOR]->(vb:PageVector)
 RETURN pair[0] AS slug, pair[1] AS other_slug,
-       CASE WHEN a.embedding IS NULL OR b.embedding IS NULL THEN 0.0
-            ELSE 2 * vector.similarity.cosine(a.embedding, b.embedding) - 1 END AS cosine,
+       CASE WHEN va IS NULL OR vb IS NULL THEN 0.0
+            ELSE 2 * vector.similarity.cosine(va.embedding, vb.embedding) - 1 END AS cosine,
        EXISTS { (a)<-[:MENTIONS]-(:Source {owner: $owner})-[:MENTIONS]->(b) } AS one_document,
        [(a)-[:RELATES_TO]-(q:Page)-[:RELATES_TO]-(b) WHERE q.kind IN $kinds | q.title] AS shared
 """

@@ -22,17 +22,22 @@ VECTOR_MAX_K = 4_000
 
 VECTOR_NEAREST = """
 CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score
-WITH collect({node: node, score: 2 * score - 1}) AS found
-RETURN size(found) AS returned,
-       [x IN found WHERE x.node.owner = $owner AND ($kinds IS NULL OR x.node.kind IN $kinds)
-                          AND ($visible IS NULL OR x.node.slug IN $visible)
-        | {slug: x.node.slug, title: x.node.title, kind: x.node.kind, body: x.node.body, score: x.score}][..$limit] AS hits
+WITH collect({vector: node, score: 2 * score - 1}) AS found
+CALL (found) {
+  UNWIND found AS x
+  WITH x, x.vector AS v WHERE v.owner = $owner
+  MATCH (p:Page)-[:HAS_VECTOR]->(v)
+  WHERE ($kinds IS NULL OR p.kind IN $kinds) AND ($visible IS NULL OR p.slug IN $visible)
+  WITH p, x.score AS score ORDER BY score DESC
+  RETURN collect({slug: p.slug, title: p.title, kind: p.kind, body: p.body, score: score})[..$limit] AS hits
+}
+RETURN size(found) AS returned, hits
 """
 
 VECTOR_EXACT = """
-MATCH (p:Page {owner: $owner})
-WHERE p.embedding IS NOT NULL AND ($kinds IS NULL OR p.kind IN $kinds) AND ($visible IS NULL OR p.slug IN $visible)
-WITH p, 2 * vector.similarity.cosine(p.embedding, $vector) - 1 AS score
+MATCH (p:Page {owner: $owner})-[:HAS_VECTOR]->(v:PageVector)
+WHERE ($kinds IS NULL OR p.kind IN $kinds) AND ($visible IS NULL OR p.slug IN $visible)
+WITH p, 2 * vector.similarity.cosine(v.embedding, $vector) - 1 AS score
 ORDER BY score DESC
 LIMIT $limit
 RETURN collect({slug: p.slug, title: p.title, kind: p.kind, body: p.body, score: score}) AS hits

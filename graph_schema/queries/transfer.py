@@ -14,8 +14,9 @@ from graph_schema.queries.pages import to_native
 
 EXPORT_PAGES = """
 MATCH (p:Page {owner: $owner}) WHERE p.slug > $after
-RETURN p {.slug, .title, .kind, .aliases, .name_keys, .body, .embedding, .created_at, .updated_at,
-          .created_by, .renamed_at, .kind_set_at, .former_slugs, .merge_evidence} AS row
+RETURN p {.slug, .title, .kind, .aliases, .name_keys, .body, .created_at, .updated_at,
+          .created_by, .renamed_at, .kind_set_at, .former_slugs, .merge_evidence,
+          embedding: [(p)-[:HAS_VECTOR]->(v:PageVector) | v.embedding][0]} AS row
 ORDER BY p.slug LIMIT $batch
 """
 
@@ -82,12 +83,15 @@ IMPORT_PAGES = """
 UNWIND $rows AS row
 MERGE (p:Page {owner: $owner, slug: row.slug})
 SET p:$(row.label), p.kind = row.kind, p.title = row.title, p.aliases = row.aliases,
-    p.name_keys = row.name_keys, p.body = row.body, p.embedding = row.embedding,
+    p.name_keys = row.name_keys, p.body = row.body,
     p.created_by = row.created_by, p.fact_count = 0,
     p.former_slugs = row.former_slugs, p.merge_evidence = row.merge_evidence,
     p.renamed_at = datetime(row.renamed_at), p.kind_set_at = datetime(row.kind_set_at),
     p.created_at = coalesce(datetime(row.created_at), datetime()),
     p.updated_at = coalesce(datetime(row.updated_at), datetime())
+WITH p, row WHERE row.embedding IS NOT NULL
+MERGE (p)-[:HAS_VECTOR]->(v:PageVector)
+SET v.owner = $owner, v.embedding = row.embedding
 """
 
 IMPORT_SOURCES = """
