@@ -46,7 +46,8 @@ def browser_style() -> dict[str, dict[str, str]]:
         "node.Owner": {"caption": "{name}", "color": "#604A0E", "border-color": "#423204"},
         "node.AccessKey": {"caption": "{name}", "diameter": "30px"},
         "node.Brief": {"caption": "{owner}{name}", "diameter": "30px"},
-        "node.PageVector": {"caption": "{name}", "diameter": "15px"},  # a page's embedding, kept off the page
+        # a page's embedding, kept off the page: no caption of its own (the schema view shows the label)
+        "node.PageVector": {"caption": "{name}", "diameter": "15px"},
     }
     for kind, (fill, border) in KIND_COLOURS.items():
         sheet[f"node.{kind.label}"] = {"color": fill, "border-color": border, "text-color-internal": _WHITE,

@@ -151,6 +151,46 @@ def test_a_dead_server_falls_back_and_the_run_still_succeeds(graph, local_llm, m
     assert _attempts(graph) == {0}
 
 
+def test_a_server_killed_in_the_middle_of_a_run_falls_back_and_the_run_still_succeeds(graph, monkeypatch):
+    """The model answers the run's first call, then its server dies (killed as that answer comes
+    back): the rest of the run goes on without it, and the brief is built without a narrative."""
+    from knowledge.llm import _litellm
+
+    _two_firms(graph)
+    assert _pairs(graph)
+    port = _free_port()
+    try:
+        server = start_local_llm(port)
+    except LocalLlmMissing as missing:
+        pytest.fail(str(missing))
+    litellm = _litellm()
+    real_completion = litellm.completion
+    answered: list[int] = []
+
+    def completion_then_kill(*args, **kwargs):
+        try:
+            return real_completion(*args, **kwargs)
+        finally:
+            if not answered:
+                answered.append(1)
+                server.kill()  # the server goes away right after its first answer
+                server.wait(timeout=10)
+
+    monkeypatch.setattr(litellm, "completion", completion_then_kill)
+    try:
+        _use_llm(monkeypatch, {"port": port})
+        write(graph["upload"], "note.md", "Daniel Okafor called Priya Natarajan about the crates.\n")
+        report = ingest_paths([graph["upload"]])
+    finally:
+        server.kill()
+        server.wait(timeout=10)
+    assert report.count("ingested") == 1 and report.brief_rebuilt
+    metadata = _brief_metadata(report.run_ids)
+    assert answered and metadata["llm_calls"] >= 2  # one answered, then one to the dead server, and no more
+    assert metadata["llm_fallbacks"] >= 1 and "the call to the model failed" in metadata["llm_fallback_reasons"]
+    assert metadata["llm_narrative"] is False
+
+
 def test_the_per_run_cap_bounds_the_calls(graph, local_llm, monkeypatch):
     _two_firms(graph)
     _use_llm(monkeypatch, local_llm, SUBTEXT_LLM_MAX_CALLS_PER_RUN="0")

@@ -33,4 +33,5 @@ def test_other_owners_pages_never_crowd_out_this_owners_hits(graph):
         assert [h.slug for h in db.read(driver, fulltext_search, owner, "quokka", 5, 200)] == ["berths"]
         assert db.read(driver, fulltext_search, crowd, "quokka", 5, 200) == []
     finally:
-        db.write(driver, lambda tx: tx.run("MATCH (p:Page {owner: $o}) DETACH DELETE p", o=crowd).consume())
+        db.write(driver, lambda tx: tx.run("MATCH (p:Page {owner: $o}) OPTIONAL MATCH (p)-[:HAS_VECTOR]->(v) "
+                                           "DETACH DELETE p, v", o=crowd).consume())

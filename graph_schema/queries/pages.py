@@ -65,7 +65,8 @@ CALL () { MATCH (n {owner: $owner})-[r]->() WHERE NOT r:HAS_VECTOR RETURN count(
 CALL () { MATCH (p:Page {owner: $owner}) RETURN count(p) AS pages }
 CALL () { MATCH (f:Fact {owner: $owner}) RETURN count(f) AS facts }
 CALL () { MATCH (s:Source {owner: $owner}) RETURN count(s) AS sources }
-RETURN nodes, relationships, pages, facts, sources
+CALL () { MATCH (v:PageVector {owner: $owner}) RETURN count(v) AS vectors }
+RETURN nodes, relationships, pages, facts, sources, vectors
 """
 
 

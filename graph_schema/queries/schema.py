@@ -40,12 +40,15 @@ def vector_index_statement(dimensions: int) -> str:
 
 
 # A graph written before vectors had nodes of their own: each page's vector moves to its node, in
-# batches, and the old index goes. Run on every start, it finds nothing to do after the first.
+# batches, and the old index goes last. Run at start while the old index exists (again after a
+# crash half-way). Each batch reads the page again: another process starting at the same moment
+# may have moved it already, and a vector node a page has is never overwritten by the old vector.
 MOVE_PAGE_VECTORS = """
 MATCH (p:Page) WHERE p.embedding IS NOT NULL
 CALL (p) {
+  WITH p WHERE p.embedding IS NOT NULL
   MERGE (p)-[:HAS_VECTOR]->(v:PageVector)
-  SET v.owner = p.owner, v.embedding = p.embedding
+    ON CREATE SET v.owner = p.owner, v.embedding = p.embedding
   REMOVE p.embedding
 } IN TRANSACTIONS OF 1000 ROWS
 """
