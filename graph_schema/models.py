@@ -346,6 +346,7 @@ class KnownPage(Model):
     name_keys: list[str] = Field(default_factory=list)
     kind_by_hand: bool = False  # the person set its kind (`subtext pages kind`): no run changes it
     kind_by_rule: bool = False  # a rule read its kind in some document (an attendee list): no guess
+    kind_by_model: bool = False  # an LLM chose its kind among what its documents read (knowledge.kind_verdicts)
     not_same: list[str] = Field(default_factory=list)  # pages the person said are other things (`subtext review --not-same`)
     former_slugs: list[str] = Field(default_factory=list)  # of pages folded into it: they still read it, no new page takes them
 

@@ -34,6 +34,7 @@ from pipeline.embedding import embed_texts_remembered
 from pipeline.resources import GraphResource, ProgressReporter
 from pipeline.stages import (
     extract_mentions,
+    judge_kinds_with_llm,
     judge_review_pairs_with_llm,
     merge_documents,
     parse_sources,
@@ -243,6 +244,10 @@ def context_brief(context: AssetExecutionContext, graph: GraphResource) -> Mater
         judged = judge_review_pairs_with_llm(owner, get_settings(), graph.driver(), client)
         verdicts = {} if judged is None else {
             f"llm_review_{v.replace(' ', '_')}": judged[0].count(v) for v in ("same", "different", "unsure", "no answer")}
+        # …and chooses the kind of pages whose sources disagree on it
+        kinds = judge_kinds_with_llm(owner, get_settings(), graph.driver(), client)
+        if kinds is not None:
+            verdicts |= {"llm_kind_asked": len(kinds.judged), "llm_kind_changed": kinds.changed}
         with db.session(graph.driver()) as session:
             brief = rebuild_brief(session, owner, embed_texts_remembered, client) if session.read(brief_is_stale, owner) else None
     llm = {} if client is None else {**client.usage.as_metadata(), **verdicts,

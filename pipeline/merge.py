@@ -268,11 +268,17 @@ def kind_by_sources(kind: PageKind, read: list[PageKind], min_sources: int,
 
 
 def retype_by_sources(tx: neo4j.ManagedTransaction, owner: str, slugs: list[str]) -> dict[str, tuple[PageKind, PageKind]]:
-    """Give the pages among `slugs` the kind their sources read them as (see `kind_by_sources`);
-    {slug: (kind it had, kind it has)} of those that changed."""
+    """Give the pages among `slugs` the kind their sources read them as (see `kind_by_sources`), or
+    the kind an LLM answered while the sources still read the page as the kinds it was shown
+    (knowledge.kind_verdicts); {slug: (kind it had, kind it has)} of those that changed."""
     settings = get_settings()
-    changes = {slug: (kind, new) for slug, (kind, read, ruled) in kinds_read(tx, owner, slugs).items()
-               if (new := kind_by_sources(kind, read, settings.page_retype_min_sources, ruled,
-                                          settings.page_retype_rule_weight)) is not None}
+    changes = {}
+    for slug, (kind, read, ruled, answered) in kinds_read(tx, owner, slugs).items():
+        if answered is not None:
+            new = answered if answered is not kind else None
+        else:
+            new = kind_by_sources(kind, read, settings.page_retype_min_sources, ruled, settings.page_retype_rule_weight)
+        if new is not None:
+            changes[slug] = (kind, new)
     retype_pages(tx, owner, changes)
     return changes

@@ -611,7 +611,7 @@ def _fold_guessed_person(entity: DocumentEntity, slug: str, pages: PageIndex) ->
     """An earlier note's person page for one word ('Kestrel'), where this note reads the word as a
     project, a firm or a tool: the earlier reading was the news model's guess at a code name, when
     the word is no given name and no person of the graph has it in their name. A person a rule
-    read (an attendee list) was no guess, and stays."""
+    read (an attendee list) or an LLM chose among its readings was no guess, and stays."""
     key = normalise_name(entity.name)
     if entity.kind not in (PageKind.ORGANISATION, PageKind.TOOL, PageKind.PROJECT) or len(key.split()) != 1 \
             or names.is_given_name(key) or pages.by_surname.get(key):
@@ -620,7 +620,7 @@ def _fold_guessed_person(entity: DocumentEntity, slug: str, pages: PageIndex) ->
     if len(guesses) != 1 or slug not in pages.pages:
         return []
     guess = pages.pages[guesses[0]]
-    if (guess.kind_by_hand or guess.kind_by_rule or normalise_name(guess.title) != key or _titled_surname(guess)
+    if (guess.kind_by_hand or guess.kind_by_rule or guess.kind_by_model or normalise_name(guess.title) != key or _titled_surname(guess)
             or pages.kept_apart(guess.slug, slug)):
         return []
     pages.fold(guess.slug, slug)

@@ -16,6 +16,8 @@ import sys
 import pytest
 
 from graph_schema import db
+from graph_schema.kinds import PageKind
+from graph_schema.queries.pages import get_page
 from graph_schema.settings import PROJECT_ROOT, get_settings, reset_settings
 from knowledge.page_merges import list_review_pairs
 from pipeline.run import dagster_instance, ingest_paths
@@ -118,6 +120,7 @@ def test_a_run_with_a_local_model_judges_the_review_pairs_and_reports_its_calls(
     metadata = _brief_metadata(report.run_ids)
     assert metadata["llm_calls"] >= 1 and metadata["llm_model"] == f"openai/{ALIAS}"
     assert metadata["llm_prompt_tokens"] > 0 and metadata["llm_completion_tokens"] > 0
+    assert metadata["llm_kind_asked"] >= metadata["llm_kind_changed"] >= 0  # pages in doubt of their kind, if any
     answered = sum(metadata[f"llm_review_{v}"] for v in ("same", "different", "unsure"))
     assert answered + metadata["llm_review_no_answer"] >= 1
     # every valid verdict was acted on: merged, kept apart for good, or left marked unsure
@@ -189,6 +192,49 @@ def test_a_server_killed_in_the_middle_of_a_run_falls_back_and_the_run_still_suc
     assert answered and metadata["llm_calls"] >= 2  # one answered, then one to the dead server, and no more
     assert metadata["llm_fallbacks"] >= 1 and "the call to the model failed" in metadata["llm_fallback_reasons"]
     assert metadata["llm_narrative"] is False
+
+
+QUILLSOFT_FIRM = "Quillsoft signed the renewal with Acme Corporation on Monday. Quillsoft hired Priya Natarajan.\n"
+QUILLSOFT_TOOL = "Daniel Okafor pushes the invoices through the Quillsoft API. The Quillsoft webhooks failed twice.\n"
+
+
+def _kind_of(graph, slug: str) -> str | None:
+    page = db.read(graph["driver"], get_page, graph["owner"], slug, 5)
+    return page.kind.value if page else None
+
+
+def test_a_page_its_sources_read_as_two_kinds_gets_the_kind_the_model_chooses_among_them(graph, local_llm, monkeypatch):
+    from graph_schema.queries.kind_checks import kinds_in_doubt
+    from graph_schema.queries.navigation import set_page_kind
+    from pipeline.stages import judge_kinds_with_llm
+
+    for name, text in (("renewal.md", QUILLSOFT_FIRM), ("invoices.md", QUILLSOFT_TOOL)):  # one note, then the next
+        assert ingest_paths([write(graph["upload"], name, text)]).count("ingested") == 1
+    [doubt] = [p for p in db.read(graph["driver"], kinds_in_doubt, graph["owner"], 10, 3) if p["title"] == "Quillsoft"]
+    assert len(doubt["read"]) == 2 and doubt["facts"]  # the two documents read it as two kinds
+    _use_llm(monkeypatch, local_llm)
+    verdicts = judge_kinds_with_llm(graph["owner"], get_settings(), graph["driver"])
+    [judged] = [j for j in verdicts.judged if j.slug == doubt["slug"]]
+    if judged.answer in doubt["read"]:  # a kind the documents read: the page has it now
+        assert judged.now.value == judged.answer == _kind_of(graph, doubt["slug"])
+    else:  # none, or one no document read: the page keeps its kind
+        assert _kind_of(graph, doubt["slug"]) == doubt["kind"] and judged.now.value == doubt["kind"]
+    after = _kind_of(graph, doubt["slug"])
+    # answered for these readings: not asked again, and the next run's sources do not undo the answer
+    assert doubt["slug"] not in {p["slug"] for p in db.read(graph["driver"], kinds_in_doubt, graph["owner"], 10, 3)}
+    monkeypatch.delenv("SUBTEXT_LLM_MODEL")
+    reset_settings()
+    write(graph["upload"], "more.md", QUILLSOFT_TOOL.replace("twice", "three times"))
+    assert "ingested" in {o.status for o in ingest_paths([graph["upload"]]).outcomes}
+    assert _kind_of(graph, doubt["slug"]) == after
+    # a kind the person set is never put to the model
+    assert db.write(graph["driver"], set_page_kind, graph["owner"], doubt["slug"], PageKind.ORGANISATION)
+    monkeypatch.setenv("SUBTEXT_LLM_MODEL", f"openai/{ALIAS}")
+    reset_settings()
+    write(graph["upload"], "firm.md", QUILLSOFT_FIRM.replace("Monday", "Tuesday"))
+    assert "ingested" in {o.status for o in ingest_paths([graph["upload"]]).outcomes}
+    assert not [p for p in db.read(graph["driver"], kinds_in_doubt, graph["owner"], 10, 3) if p["slug"] == doubt["slug"]]
+    assert _kind_of(graph, doubt["slug"]) == "organisation"
 
 
 def test_the_per_run_cap_bounds_the_calls(graph, local_llm, monkeypatch):

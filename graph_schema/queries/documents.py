@@ -35,6 +35,7 @@ MATCH (p:Page {owner: $owner})
 RETURN p.slug AS slug, p.title AS title, p.kind AS kind, coalesce(p.name_keys, []) AS name_keys,
        p.kind_set_at IS NOT NULL AS kind_by_hand,
        EXISTS { (p)<-[m:MENTIONS]-(:Source {owner: $owner}) WHERE m.kind_read_by_rule } AS kind_by_rule,
+       coalesce(p.llm_kind = p.kind, false) AS kind_by_model,
        [(p)-[:NOT_SAME]-(q:Page {owner: $owner}) | q.slug] AS not_same,
        coalesce(p.former_slugs, []) AS former_slugs
 """
@@ -185,7 +186,7 @@ CALL (p) {
   WHERE s.status <> 'retired' AND m.kind_read IN $kinds
   RETURN collect(m.kind_read) AS read, collect(CASE WHEN m.kind_read_by_rule THEN m.kind_read END) AS ruled
 }
-RETURN p.slug AS slug, p.kind AS kind, read, ruled
+RETURN p.slug AS slug, p.kind AS kind, read, ruled, p.llm_kind AS llm_kind, p.llm_kind_readings AS llm_read
 """
 
 # A page's kind follows what its sources read it as (see pipeline.merge.kind_by_sources); the
@@ -446,7 +447,7 @@ def source_states(tx: neo4j.ManagedTransaction, owner: str, ids: list[str]) -> d
 def known_pages(tx: neo4j.ManagedTransaction, owner: str) -> list[KnownPage]:
     return [
         KnownPage(slug=r["slug"], title=r["title"], kind=PageKind(r["kind"]), name_keys=r["name_keys"],
-                  kind_by_hand=r["kind_by_hand"], kind_by_rule=r["kind_by_rule"], not_same=r["not_same"],
+                  kind_by_hand=r["kind_by_hand"], kind_by_rule=r["kind_by_rule"], kind_by_model=r["kind_by_model"], not_same=r["not_same"],
                   former_slugs=r["former_slugs"])
         for r in tx.run(KNOWN_PAGES, owner=owner)
     ]
@@ -493,12 +494,17 @@ def drop_unsupported_pages(tx: neo4j.ManagedTransaction, owner: str, slugs: list
 
 def kinds_read(
     tx: neo4j.ManagedTransaction, owner: str, slugs: list[str]
-) -> dict[str, tuple[PageKind, list[PageKind], list[PageKind]]]:
+) -> dict[str, tuple[PageKind, list[PageKind], list[PageKind], PageKind | None]]:
     """slug -> (its kind, the kind each live source mentioning it read it as, those of the readings
-    a rule gave), for those of `slugs` whose kind is one text is read into and was not set by hand."""
+    a rule gave, the kind an LLM answered for exactly these readings or None), for those of `slugs`
+    whose kind is one text is read into and was not set by hand."""
     kinds = [k.value for k in ENTITY_KINDS]
-    return {r["slug"]: (PageKind(r["kind"]), [PageKind(k) for k in r["read"]], [PageKind(k) for k in r["ruled"]])
-            for r in tx.run(KINDS_READ, owner=owner, slugs=slugs, kinds=kinds)}
+    found = {}
+    for r in tx.run(KINDS_READ, owner=owner, slugs=slugs, kinds=kinds):
+        answered = r["llm_kind"] if r["llm_kind"] and r["llm_read"] == sorted(set(r["read"])) else None
+        found[r["slug"]] = (PageKind(r["kind"]), [PageKind(k) for k in r["read"]], [PageKind(k) for k in r["ruled"]],
+                            PageKind(answered) if answered else None)
+    return found
 
 
 def retype_pages(tx: neo4j.ManagedTransaction, owner: str, kinds: dict[str, tuple[PageKind, PageKind]]) -> None:
