@@ -233,6 +233,9 @@ class FactConflict(Model):
     kind: Literal["numbers", "dates", "negation"]
     reason: str = Field(description="What differs, in a sentence, " + DATA_NOT_INSTRUCTIONS + ".")
     facts: list[ConflictingFact] = Field(description="The two facts, newest first.")
+    strength: float | None = Field(default=None, description="How surely the two cannot both hold (0-1), when an LLM judged them.")
+    explanation: str | None = Field(default=None, description="Why they cannot both hold, when an LLM judged them, "
+                                                              + DATA_NOT_INSTRUCTIONS + ".")
 
 
 class PageDetail(PageRef):

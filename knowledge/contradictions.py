@@ -22,7 +22,7 @@ from itertools import combinations
 
 from graph_schema import db
 from graph_schema.models import ConflictingFact, FactConflict
-from graph_schema.queries.conflicts import page_facts_newest_first, page_names
+from graph_schema.queries.conflicts import conflict_judgements, page_facts_newest_first, page_names
 from graph_schema.settings import Settings
 from knowledge.words import FUNCTION_WORDS, stem
 
@@ -270,4 +270,18 @@ def page_conflicts(tx: db.Tx, owner: str, slug: str, settings: Settings, visible
     """The conflicts among the page's newest `contradiction_max_facts` facts the caller may read."""
     rows = page_facts_newest_first(tx, owner, slug, settings.contradiction_max_facts, visible, areas)
     facts = [ConflictingFact(id=r["id"], text=r["text"], day=r["day"], sources=r["sources"]) for r in rows]
-    return find_conflicts(facts, _name_words(page_names(tx, owner, slug)), settings)
+    found = find_conflicts(facts, _name_words(page_names(tx, owner, slug)), settings)
+    return with_judgements(found, conflict_judgements(tx, owner, [(c.facts[0].id, c.facts[1].id) for c in found]))
+
+
+def with_judgements(conflicts: list[FactConflict], judgements: dict[frozenset, dict]) -> list[FactConflict]:
+    """Leave out the pairs an LLM judged able to both hold, and give the others its strength and
+    explanation (knowledge.conflict_verdicts); pairs no model judged stay as the rules found them."""
+    kept = []
+    for conflict in conflicts:
+        judged = judgements.get(frozenset((conflict.facts[0].id, conflict.facts[1].id)))
+        if judged is None:
+            kept.append(conflict)
+        elif judged["exclusive"]:
+            kept.append(conflict.model_copy(update={"strength": judged["strength"], "explanation": judged["explanation"]}))
+    return kept

@@ -8,7 +8,8 @@ to it, and it chooses one of those kinds with a reason. The page takes that kind
 while its sources read it as the same kinds (a new reading asks again); a kind the person set
 (`subtext pages kind`) is never asked about or changed. The model only ever answers about the one
 page it is shown, and only among the kinds the documents read, so nothing a document says can
-make it change another page or invent a kind.
+make it change another page or invent a kind. A page is asked once per set of readings (two calls
+when the first answer is not valid); with no valid answer it keeps the kind its sources give it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from graph_schema import db
 from graph_schema.kinds import PageKind
 from graph_schema.models import Model
-from graph_schema.queries.documents import retype_pages
+from graph_schema.queries.documents import kinds_read, retype_pages
 from graph_schema.queries.kind_checks import kinds_in_doubt, mark_kind_answer
 from graph_schema.queries.owners import bump_version, lock_graph
 from graph_schema.settings import Settings
@@ -62,9 +63,12 @@ class KindVerdicts(Model):
 
 
 def describe_page(page: dict) -> str:
-    """The page as the model reads it: its title, kind, other names, the kinds read and its facts."""
-    lines = [f"Page: {page['title']} (now a {page['kind']})",
-             "Read by the documents as: " + ", ".join(page["read"])]
+    """The page as the model reads it: its title, kind, other names, the kinds read (how many
+    sources read each, and which a rule read) and its facts."""
+    readings = [f"{kind} ({count} source{'s' if count > 1 else ''}"
+                + (", one read by a rule such as an attendee list" if kind in page["ruled"] else "") + ")"
+                for kind, count in zip(page["read"], page["sources"])]
+    lines = [f"Page: {page['title']} (now a {page['kind']})", "Read by the documents as: " + ", ".join(readings)]
     if page["aliases"]:
         lines.append("Also called: " + ", ".join(page["aliases"][:5]))
     lines += [f"- {fact}" for fact in page["facts"]]
@@ -73,17 +77,21 @@ def describe_page(page: dict) -> str:
 
 def act_on_kind_verdict(tx: db.Tx, owner: str, page: dict, answer: KindVerdict | None, model: str) -> PageKind | None:
     """Record the answer and give the page the kind chosen, in one transaction under the person's
-    write lock: only a kind the documents read, and only while the person has not set the page's
-    kind and it still has the kind it was shown with. Returns the page's kind after it, or None."""
+    write lock, only while the page is as it was shown: the same kind, read as the same kinds, and
+    not set by the person. Only a kind the documents read is taken. Returns the page's kind after
+    it, or None when it changed meanwhile (then nothing is recorded: the next run asks again)."""
     lock_graph(tx, owner)
+    was = PageKind(page["kind"])
+    current = kinds_read(tx, owner, [page["slug"]]).get(page["slug"])  # None: gone, or its kind set by hand
+    if current is None or current[0] is not was or sorted({k.value for k in current[1]}) != page["read"]:
+        return None
     chosen = PageKind(answer.kind) if answer is not None and answer.kind in page["read"] else None
     reason = answer.reason if answer is not None else "the model gave no valid answer"
     if answer is not None and chosen is None:
         reason = f"chose {answer.kind}, which no document read: {answer.reason}"[:_REASON_CHARS]
-    now = mark_kind_answer(tx, owner, page["slug"], chosen, page["read"], model, reason)
-    was = PageKind(page["kind"])
-    if now is None or chosen is None or now is not was or chosen is was:
-        return now
+    mark_kind_answer(tx, owner, page["slug"], chosen, page["read"], model, reason)
+    if chosen is None or chosen is was:
+        return was
     retype_pages(tx, owner, {page["slug"]: (was, chosen)})
     bump_version(tx, owner)  # the brief and every page listing it show its kind
     return chosen
@@ -100,9 +108,9 @@ def judge_kinds(graph: db.GraphSession, owner: str, settings: Settings, client: 
             client.fall_back(why)
             break
         answer = client.ask(_TASK, describe_page(page), KindVerdict)
-        if answer is None and client.broken:  # the call failed: the page is asked again next run
+        if answer is None and (why := client.unavailable()):  # a failed call or the cap: asked again next run
             verdicts.judged.append(JudgedKind(slug=page["slug"], was=PageKind(page["kind"]), now=None,
-                                              answer="no answer", reason=client.broken[:_REASON_CHARS]))
+                                              answer="no answer", reason=why[:_REASON_CHARS]))
             break
         now = graph.write(act_on_kind_verdict, owner, page, answer, settings.llm_model or "")
         verdicts.judged.append(JudgedKind(

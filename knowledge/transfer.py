@@ -74,6 +74,11 @@ class PageRecord(_Record):
     kind_set_at: str | None = None  # kind set by hand: later runs keep it
     former_slugs: list[str] | None = None  # slugs of pages folded into it: they still read it
     merge_evidence: list[str] | None = None  # why each was folded in
+    # an LLM's answer on its kind, and the readings it was given (knowledge.kind_verdicts)
+    llm_kind: str | None = None
+    llm_kind_readings: list[str] | None = None
+    llm_kind_by: str | None = None
+    llm_kind_reason: str | None = None
 
 
 class SourceRecord(_Record):

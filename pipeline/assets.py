@@ -34,6 +34,7 @@ from pipeline.embedding import embed_texts_remembered
 from pipeline.resources import GraphResource, ProgressReporter
 from pipeline.stages import (
     extract_mentions,
+    judge_conflicts_with_llm,
     judge_kinds_with_llm,
     judge_review_pairs_with_llm,
     merge_documents,
@@ -248,6 +249,11 @@ def context_brief(context: AssetExecutionContext, graph: GraphResource) -> Mater
         kinds = judge_kinds_with_llm(owner, get_settings(), graph.driver(), client)
         if kinds is not None:
             verdicts |= {"llm_kind_asked": len(kinds.judged), "llm_kind_changed": kinds.changed}
+        # …and judges the contradictions the rules found on the pages updated last
+        conflicts = judge_conflicts_with_llm(owner, get_settings(), graph.driver(), client)
+        if conflicts is not None:
+            verdicts |= {"llm_conflicts_exclusive": conflicts.count(True), "llm_conflicts_compatible": conflicts.count(False),
+                         "llm_conflicts_no_answer": conflicts.count(None)}
         with db.session(graph.driver()) as session:
             brief = rebuild_brief(session, owner, embed_texts_remembered, client) if session.read(brief_is_stale, owner) else None
     llm = {} if client is None else {**client.usage.as_metadata(), **verdicts,

@@ -36,6 +36,7 @@ from graph_schema.slugs import source_id_for
 from pipeline.parse import SUBMISSION_PREFIX, parse_document, parse_submission
 from pipeline.resolve import resolve_documents
 from knowledge.llm import LlmClient, LlmUsage, llm_client
+from knowledge.conflict_verdicts import ConflictVerdicts, judge_conflicts
 from knowledge.kind_verdicts import KindVerdicts, judge_kinds
 from knowledge.review_verdicts import ReviewVerdicts, judge_review_pairs
 
@@ -197,6 +198,18 @@ def _resolve_again(
         return pages_named_with(tx, owner, slug, settings.given_name_max_neighbours)
 
     return resolve_documents(extracted, known_pages(tx, owner), settings, embed_texts, lookup, named_with)
+
+
+def judge_conflicts_with_llm(owner: str, settings: Settings, driver: neo4j.Driver,
+                             client: LlmClient | None = None) -> ConflictVerdicts | None:
+    """After a run's writes, the configured LLM's judgement of the candidate contradictions on the
+    person's most recently updated pages (knowledge.conflict_verdicts); None, and no call, when no
+    LLM is configured."""
+    client = client or llm_client(settings)
+    if client is None:
+        return None
+    with db.session(driver) as session:
+        return judge_conflicts(session, owner, settings, client)
 
 
 def judge_kinds_with_llm(owner: str, settings: Settings, driver: neo4j.Driver,

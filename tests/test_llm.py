@@ -237,6 +237,57 @@ def test_a_page_its_sources_read_as_two_kinds_gets_the_kind_the_model_chooses_am
     assert _kind_of(graph, doubt["slug"]) == "organisation"
 
 
+def test_a_kind_no_document_read_is_never_taken_nor_an_answer_about_a_page_that_changed_meanwhile(graph):
+    """Found in review: the answer was compared with the readings as they were read before the call."""
+    from graph_schema.queries.kind_checks import kinds_in_doubt
+    from knowledge.kind_verdicts import KindVerdict, act_on_kind_verdict
+
+    for name, text in (("renewal.md", QUILLSOFT_FIRM), ("invoices.md", QUILLSOFT_TOOL)):
+        assert ingest_paths([write(graph["upload"], name, text)]).count("ingested") == 1
+    [doubt] = [p for p in db.read(graph["driver"], kinds_in_doubt, graph["owner"], 10, 3) if p["title"] == "Quillsoft"]
+    assert "project" not in doubt["read"] and len(doubt["sources"]) == len(doubt["read"])
+    # the page was read as other kinds by the time the answer came: nothing is recorded or changed
+    shown = {**doubt, "read": sorted({*doubt["read"], "organisation"} - {doubt["read"][0]})}
+    answer = KindVerdict(kind=shown["read"][0], reason="read so")
+    assert db.write(graph["driver"], act_on_kind_verdict, graph["owner"], shown, answer, "m") is None
+    assert _kind_of(graph, doubt["slug"]) == doubt["kind"]
+    assert doubt["slug"] in {p["slug"] for p in db.read(graph["driver"], kinds_in_doubt, graph["owner"], 10, 3)}
+    # a kind no document read: the page keeps its kind, and the answer is kept for these readings
+    now = db.write(graph["driver"], act_on_kind_verdict, graph["owner"], doubt,
+                   KindVerdict(kind="project", reason="sounds like one"), "m")
+    assert now.value == doubt["kind"] == _kind_of(graph, doubt["slug"])
+    assert doubt["slug"] not in {p["slug"] for p in db.read(graph["driver"], kinds_in_doubt, graph["owner"], 10, 3)}
+
+
+def test_the_model_judges_each_contradiction_the_rules_found_once_and_pages_list_them_as_it_said(
+        graph, local_llm, monkeypatch):
+    from knowledge.contradictions import page_conflicts
+    from pipeline.stages import judge_conflicts_with_llm
+
+    write(graph["upload"], "kickoff.md",
+          "# Harbour pitch kickoff\nDate: 3 March 2026\n\nThe Project Harbour budget is £40,000. Priya Natarajan leads it.\n")
+    write(graph["upload"], "review.md",
+          "# Harbour pitch review\nDate: 10 March 2026\n\nThe Project Harbour budget is £55,000 after the review.\n")
+    assert {o.status for o in ingest_paths([graph["upload"]]).outcomes} == {"ingested"}
+    settings = get_settings()
+    [found] = db.read(graph["driver"], page_conflicts, graph["owner"], "project-harbour", settings)
+    assert found.strength is None  # the rules' candidate, judged by no model yet
+    _use_llm(monkeypatch, local_llm)
+    verdicts = judge_conflicts_with_llm(graph["owner"], get_settings(), graph["driver"])
+    [judged] = verdicts.judged
+    assert set(judged.facts) == {found.facts[0].id, found.facts[1].id}
+    listed = db.read(graph["driver"], page_conflicts, graph["owner"], "project-harbour", settings)
+    if judged.exclusive is None:  # no valid answer: listed as the rules found it
+        assert listed == [found]
+    elif judged.exclusive:  # listed with the model's strength and explanation
+        assert [c.explanation for c in listed] == [judged.explanation] and 0 <= listed[0].strength <= 1
+    else:  # the model said both can hold: no longer listed, and the facts stay
+        assert listed == []
+        assert len(db.read(graph["driver"], get_page, graph["owner"], "project-harbour", 50).facts) >= 2
+    if judged.exclusive is not None:  # a judged pair is not asked about again
+        assert judge_conflicts_with_llm(graph["owner"], get_settings(), graph["driver"]).judged == []
+
+
 def test_the_per_run_cap_bounds_the_calls(graph, local_llm, monkeypatch):
     _two_firms(graph)
     _use_llm(monkeypatch, local_llm, SUBTEXT_LLM_MAX_CALLS_PER_RUN="0")

@@ -38,3 +38,44 @@ def page_names(tx: neo4j.ManagedTransaction, owner: str, slug: str) -> list[str]
     """The page's title and aliases (none when there is no such page)."""
     record = tx.run(PAGE_NAMES, owner=owner, slug=slug).single()
     return [] if record is None else [record["title"], *record["aliases"]]
+
+
+# An LLM's judgement of a candidate conflict (knowledge.conflict_verdicts), kept on the pair of facts:
+# whether the two really cannot both hold, how strongly, and why. A fact rewritten or retired takes
+# its judgements with it.
+CONFLICT_JUDGEMENTS = """
+UNWIND $pairs AS pair
+MATCH (a:Fact {owner: $owner, id: pair[0]})-[j:CONFLICT_JUDGED]-(b:Fact {owner: $owner, id: pair[1]})
+RETURN pair[0] AS a, pair[1] AS b, j.exclusive AS exclusive, j.strength AS strength, j.explanation AS explanation,
+       j.by AS by
+"""
+MARK_CONFLICT_JUDGED = """
+MATCH (a:Fact {owner: $owner, id: $a}), (b:Fact {owner: $owner, id: $b})
+MERGE (a)-[j:CONFLICT_JUDGED]->(b)
+SET j.exclusive = $exclusive, j.strength = $strength, j.explanation = $explanation, j.by = $by, j.at = datetime()
+RETURN count(j) AS marked
+"""
+# The pages a run's writes touched last, where new conflicts are likeliest: most recently updated.
+RECENT_PAGES = """
+MATCH (p:Page {owner: $owner})
+WHERE p.kind IN $kinds AND coalesce(p.fact_count, 0) >= 2
+RETURN p.slug AS slug ORDER BY p.updated_at DESC, p.slug LIMIT $limit
+"""
+
+
+def conflict_judgements(tx: neo4j.ManagedTransaction, owner: str, pairs: list[tuple[str, str]]) -> dict[frozenset, dict]:
+    """{frozenset of the two fact ids: the stored judgement} for those of `pairs` a model judged."""
+    rows = tx.run(CONFLICT_JUDGEMENTS, owner=owner, pairs=[list(p) for p in pairs])
+    return {frozenset((r["a"], r["b"])): dict(r) for r in rows}
+
+
+def mark_conflict_judged(tx: neo4j.ManagedTransaction, owner: str, a: str, b: str, exclusive: bool, strength: float,
+                         explanation: str, by: str) -> bool:
+    """Keep a model's judgement on the two facts; False when either fact is gone."""
+    record = tx.run(MARK_CONFLICT_JUDGED, owner=owner, a=a, b=b, exclusive=exclusive, strength=strength,
+                    explanation=explanation, by=by).single()
+    return bool(record and record["marked"])
+
+
+def recent_pages(tx: neo4j.ManagedTransaction, owner: str, kinds: list[str], limit: int) -> list[str]:
+    return [r["slug"] for r in tx.run(RECENT_PAGES, owner=owner, kinds=kinds, limit=limit)]

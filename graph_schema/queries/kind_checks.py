@@ -15,17 +15,18 @@ WHERE p.kind IN $kinds AND p.kind_set_at IS NULL
 CALL (p) {
   MATCH (p)<-[m:MENTIONS]-(s:Source {owner: $owner})
   WHERE s.status <> 'retired' AND m.kind_read IN $kinds
-  WITH DISTINCT m.kind_read AS read ORDER BY read
-  RETURN collect(read) AS read
+  WITH m.kind_read AS read, count(*) AS sources, max(coalesce(m.kind_read_by_rule, false)) AS by_rule ORDER BY read
+  RETURN collect(read) AS read, collect(sources) AS sources, [r IN collect({read: read, by_rule: by_rule}) WHERE r.by_rule | r.read] AS ruled
 }
-WITH p, read WHERE size(read) >= 2 AND coalesce(p.llm_kind_readings, []) <> read
-WITH p, read ORDER BY coalesce(p.fact_count, 0) DESC, p.slug LIMIT $limit
+WITH p, read, sources, ruled WHERE size(read) >= 2 AND coalesce(p.llm_kind_readings, []) <> read
+WITH p, read, sources, ruled ORDER BY coalesce(p.fact_count, 0) DESC, p.slug LIMIT $limit
 CALL (p) {
   OPTIONAL MATCH (f:Fact)-[:ABOUT]->(p) WHERE NOT f.retired
   WITH f ORDER BY f.first_seen, f.position, f.text
   RETURN collect(f.text)[..$per_page] AS facts
 }
-RETURN p.slug AS slug, p.title AS title, p.kind AS kind, coalesce(p.aliases, []) AS aliases, read, facts
+RETURN p.slug AS slug, p.title AS title, p.kind AS kind, coalesce(p.aliases, []) AS aliases, read, sources, ruled,
+       facts
 """
 
 # What the model answered, kept on the page with the readings it was given; the page's kind is
@@ -40,7 +41,8 @@ RETURN p.kind AS kind
 
 def kinds_in_doubt(tx: neo4j.ManagedTransaction, owner: str, limit: int, facts_per_page: int) -> list[dict]:
     """Up to `limit` pages whose live sources read them as different kinds and that no model has
-    answered on for these readings: slug, title, kind, aliases, read (sorted kinds), facts."""
+    answered on for these readings: slug, title, kind, aliases, read (sorted kinds), sources (how
+    many sources read each), ruled (the kinds a rule read), facts."""
     kinds = [k.value for k in ENTITY_KINDS]
     return [dict(r) for r in tx.run(KINDS_IN_DOUBT, owner=owner, kinds=kinds, limit=limit, per_page=facts_per_page)]
 

@@ -16,6 +16,7 @@ EXPORT_PAGES = """
 MATCH (p:Page {owner: $owner}) WHERE p.slug > $after
 RETURN p {.slug, .title, .kind, .aliases, .name_keys, .body, .created_at, .updated_at,
           .created_by, .renamed_at, .kind_set_at, .former_slugs, .merge_evidence,
+          .llm_kind, .llm_kind_readings, .llm_kind_by, .llm_kind_reason,
           embedding: [(p)-[:HAS_VECTOR]->(v:PageVector) | v.embedding][0]} AS row
 ORDER BY p.slug LIMIT $batch
 """
@@ -86,6 +87,8 @@ SET p:$(row.label), p.kind = row.kind, p.title = row.title, p.aliases = row.alia
     p.name_keys = row.name_keys, p.body = row.body,
     p.created_by = row.created_by, p.fact_count = 0,
     p.former_slugs = row.former_slugs, p.merge_evidence = row.merge_evidence,
+    p.llm_kind = row.llm_kind, p.llm_kind_readings = row.llm_kind_readings, p.llm_kind_by = row.llm_kind_by,
+    p.llm_kind_reason = row.llm_kind_reason,
     p.renamed_at = datetime(row.renamed_at), p.kind_set_at = datetime(row.kind_set_at),
     p.created_at = coalesce(datetime(row.created_at), datetime()),
     p.updated_at = coalesce(datetime(row.updated_at), datetime())
