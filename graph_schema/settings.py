@@ -246,6 +246,7 @@ class Settings(BaseSettings):
     llm_review_facts_per_page: int = Field(default=3, ge=0, description="Facts of each page an LLM is shown when it judges whether two pages are one thing.")
     llm_conflict_max_pages: int = Field(default=50, ge=0, description="The most recently updated pages whose candidate contradictions an LLM judges after one run.")
     llm_conflict_max_pairs: int = Field(default=10, ge=0, description="Candidate contradictions an LLM is asked about after one run.")
+    llm_compile_max_statements: int = Field(default=40, ge=1, description="Facts of a deep compile an LLM is shown, numbered, when it writes the compile's narrative.")
     llm_kind_max_pages: int = Field(default=20, ge=0, description="Pages whose sources disagree on their kind that an LLM is asked about after one run (those with most facts first).")
     llm_review_max_attempts: int = Field(default=2, ge=1, description="Runs in which an LLM is asked about a review pair it gave no valid answer on, before the pair is left to the person.")
 

@@ -59,10 +59,12 @@ def narrate_brief(brief: BriefView, client: LlmClient, settings: Settings) -> st
     return " ".join(kept)
 
 
-def traceable_sentences(answer: Narrative, statements: int, settings: Settings) -> list[str]:
+def traceable_sentences(answer: Narrative, statements: int, settings: Settings, budget: int | None = None) -> list[str]:
     """The sentences that cite only real statements (numbered from 1), each ending with what it
-    cites, as many as fit the brief's token budget. A sentence citing a number that is no statement
-    is left out whole: what it says may be invented. Numbers it writes in its own text go."""
+    cites, as many as fit `budget` tokens (the brief's token budget by default). A sentence citing
+    a number that is no statement is left out whole: what it says may be invented. Numbers it
+    writes in its own text go."""
+    budget = settings.brief_token_budget if budget is None else budget
     kept: list[str] = []
     for sentence in answer.sentences:
         cited = sorted(set(sentence.statements))
@@ -70,7 +72,7 @@ def traceable_sentences(answer: Narrative, statements: int, settings: Settings) 
         if not text or not all(1 <= n <= statements for n in cited):
             continue  # not traceable to the brief: left out
         written = f"{text} [{', '.join(map(str, cited))}]"
-        if tokens_of(" ".join([*kept, written]), settings.chars_per_token) > settings.brief_token_budget:
+        if tokens_of(" ".join([*kept, written]), settings.chars_per_token) > budget:
             break
         kept.append(written)
     return kept

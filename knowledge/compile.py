@@ -111,7 +111,8 @@ def conflict_line(conflict: FactConflict) -> str:
     def said(fact: ConflictingFact) -> str:
         where = ", ".join(x for x in (", ".join(fact.sources[:2]), f"{fact.day:%Y-%m-%d}" if fact.day else "") if x)
         return f'"{one_line(fact.text)}"' + (f" ({where})" if where else "")
-    judged = f" — {one_line(conflict.explanation)} (strength {conflict.strength:.1f})" if conflict.explanation else ""
+    strength = f" (strength {conflict.strength:.1f})" if conflict.strength is not None else ""
+    judged = f" — {one_line(conflict.explanation)}{strength}" if conflict.explanation and conflict.explanation.strip() else ""
     return f"- Conflicting ({conflict.reason[:1].lower()}{conflict.reason[1:].rstrip('.')}): " + " / ".join(
         said(f) for f in conflict.facts) + judged
 

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from graph_schema import db
 from graph_schema.kinds import ENTITY_KINDS
 from graph_schema.models import FactConflict, Model
-from graph_schema.queries.conflicts import mark_conflict_judged, page_names, recent_pages
+from graph_schema.queries.conflicts import conflict_judgements, mark_conflict_judged, page_names, recent_pages
 from graph_schema.queries.owners import bump_version, lock_graph
 from graph_schema.settings import Settings
 from knowledge.contradictions import page_conflicts
@@ -64,41 +64,42 @@ def describe_conflict(title: str, conflict: FactConflict) -> str:
     return "\n".join(lines)
 
 
-def _keep_judgement(tx: db.Tx, owner: str, conflict: FactConflict, answer: ConflictVerdict, model: str) -> bool:
+def _keep_judgement(tx: db.Tx, owner: str, conflict: FactConflict, answer: ConflictVerdict | None, model: str) -> bool:
     lock_graph(tx, owner)
-    kept = mark_conflict_judged(tx, owner, conflict.facts[0].id, conflict.facts[1].id, answer.exclusive,
-                                answer.strength, answer.explanation, model)
-    if kept:
+    kept = mark_conflict_judged(
+        tx, owner, conflict.facts[0].id, conflict.facts[1].id, answer.exclusive if answer else None,
+        answer.strength if answer else None, answer.explanation if answer else "the model gave no valid answer", model)
+    if kept and answer is not None:
         bump_version(tx, owner)  # get_page, compile and find_contradictions now list the pair otherwise
     return kept
 
 
 def judge_conflicts(graph: db.GraphSession, owner: str, settings: Settings, client: LlmClient) -> ConflictVerdicts:
-    """Ask the model about the candidate contradictions no model has judged on the
+    """Ask the model about the candidate contradictions no model has been asked about on the
     `llm_conflict_max_pages` most recently updated pages (at most `llm_conflict_max_pairs`), and
-    keep each answer; the calls are counted on `client.usage`."""
+    keep each answer, a missing one too, so a pair is asked about once (two calls when the first
+    answer is not valid); the calls are counted on `client.usage`."""
     verdicts = ConflictVerdicts()
     kinds = [k.value for k in ENTITY_KINDS]
     for slug in graph.read(recent_pages, owner, kinds, settings.llm_conflict_max_pages):
         if len(verdicts.judged) >= settings.llm_conflict_max_pairs:
             break
-        unjudged = [c for c in graph.read(page_conflicts, owner, slug, settings) if c.strength is None]
-        if not unjudged:
+        found = graph.read(page_conflicts, owner, slug, settings)
+        asked = graph.read(conflict_judgements, owner, [(c.facts[0].id, c.facts[1].id) for c in found])
+        unasked = [c for c in found if frozenset((c.facts[0].id, c.facts[1].id)) not in asked]
+        if not unasked:
             continue
         names = graph.read(page_names, owner, slug)
-        for conflict in unjudged[: settings.llm_conflict_max_pairs - len(verdicts.judged)]:
+        for conflict in unasked[: settings.llm_conflict_max_pairs - len(verdicts.judged)]:
             if why := client.unavailable():
                 client.fall_back(why)
                 return verdicts
             answer = client.ask(_TASK, describe_conflict(names[0] if names else slug, conflict), ConflictVerdict)
-            pair = (conflict.facts[0].id, conflict.facts[1].id)
-            if answer is None:  # no valid answer, or the call failed: the pair stays as the rules found it
-                verdicts.judged.append(JudgedConflict(slug=slug, facts=pair, exclusive=None,
-                                                      explanation=(client.broken or "no valid answer")[:_EXPLANATION_CHARS]))
-                if client.broken:
-                    return verdicts
-                continue
+            if answer is None and client.unavailable():  # a failed call or the cap: asked again next run
+                return verdicts
             graph.write(_keep_judgement, owner, conflict, answer, settings.llm_model or "")
-            verdicts.judged.append(JudgedConflict(slug=slug, facts=pair, exclusive=answer.exclusive,
-                                                  explanation=answer.explanation))
+            verdicts.judged.append(JudgedConflict(
+                slug=slug, facts=(conflict.facts[0].id, conflict.facts[1].id),
+                exclusive=answer.exclusive if answer else None,
+                explanation=answer.explanation if answer else "the model gave no valid answer"))
     return verdicts

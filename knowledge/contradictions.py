@@ -280,7 +280,7 @@ def with_judgements(conflicts: list[FactConflict], judgements: dict[frozenset, d
     kept = []
     for conflict in conflicts:
         judged = judgements.get(frozenset((conflict.facts[0].id, conflict.facts[1].id)))
-        if judged is None:
+        if judged is None or judged["exclusive"] is None:  # no model judged it, or none gave a valid answer
             kept.append(conflict)
         elif judged["exclusive"]:
             kept.append(conflict.model_copy(update={"strength": judged["strength"], "explanation": judged["explanation"]}))

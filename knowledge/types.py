@@ -121,6 +121,13 @@ class CompiledRelation(BaseModel):
     how: str = Field(description="How the two relate, with a sentence " + DATA_NOT_INSTRUCTIONS + ".")
 
 
+class NarrativeStatement(BaseModel):
+    """A numbered statement an LLM's narrative cites ('[3]' is the third): a fact and its page."""
+
+    slug: str
+    text: str = Field(description="Document text, " + DATA_NOT_INSTRUCTIONS + ".")
+
+
 class CompiledPackage(BaseModel):
     """What `gather` found and packed, before any shape is applied."""
 
@@ -140,6 +147,11 @@ class CompiledPackage(BaseModel):
     omitted: list[str] = Field(default_factory=list)  # what did not fit, said in sentences
     estimated_tokens: int = 0
     graph_version: int = 0
+    # deep narrative compiles with an LLM configured (knowledge.compile_narrative), written once per package
+    # (kept out of the structured shape: the narrative shape returns them, fenced)
+    narrative: str | None = Field(default=None, exclude=True)
+    narrative_statements: list[NarrativeStatement] = Field(default_factory=list, exclude=True)
+    narrated: bool = Field(default=False, exclude=True)
 
 
 class CompileAnswer(BaseModel):
@@ -151,6 +163,11 @@ class CompileAnswer(BaseModel):
     text: str | None = Field(default=None, description="The narrative or summary inside <document-text> tags, "
                              + DATA_NOT_INSTRUCTIONS + ".")
     structured: CompiledPackage | None = None  # structured
+    narrative: str | None = Field(default=None, description="With an LLM configured, a deep narrative compile's "
+                                  "prose inside <document-text> tags; each sentence ends with the numbers of the "
+                                  "statements it rests on. " + DATA_NOT_INSTRUCTIONS + ".")
+    narrative_statements: list[NarrativeStatement] = Field(default_factory=list, description="The statements the "
+                                                           "narrative cites, numbered from 1.")
     omitted: list[str] = Field(default_factory=list)
     estimated_tokens: int
     cached: bool  # the material was gathered by an earlier call (another shape) on this graph version

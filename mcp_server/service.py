@@ -33,6 +33,7 @@ from graph_schema.plain_text import plain_name
 from graph_schema.queries.search import fulltext_search, vector_search
 from graph_schema.settings import Settings, get_settings
 from knowledge.brief import current_brief, scoped_brief
+from knowledge.compile_narrative import narrate_package
 from knowledge.llm import llm_client
 from knowledge.keys import authenticate
 from knowledge.scoped_search import fulltext_in_scope, semantic_in_scope
@@ -463,12 +464,17 @@ class GraphService:
                                     self.settings, embed_texts_remembered, visible, access.areas)
             package.graph_version = version
             self._remember_compiled(key, package)
+        if shape == "narrative" and depth == "deep" and not package.narrated and (client := llm_client(self.settings)):
+            narrate_package(package, client, self.settings)  # once per gathered package: cached with it
+        narrated = shape == "narrative" and package.narrative is not None
         render = {"narrative": render_narrative, "summary": render_summary}.get(shape)  # structured: no text
         sources = [package.target, *[PageRef(slug=i.slug, title=i.title, kind=i.kind) for i in package.items]]
         return CompileAnswer(
             target=package.target, depth=depth, shape=shape, intent=intent, freshness=freshness,
             text=fence(render(package)) if render else None,
             structured=package if shape == "structured" else None,
+            narrative=fence(package.narrative) if narrated else None,
+            narrative_statements=package.narrative_statements if narrated else [],
             omitted=package.omitted, estimated_tokens=package.estimated_tokens, cached=cached, note=note,
             sources=sources,
         )

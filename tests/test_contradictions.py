@@ -160,3 +160,28 @@ def test_a_slip_as_long_as_the_gap_between_two_notes_is_still_a_conflict():
                       name="x", days=[date(2021, 10, 4), date(2020, 10, 29)]) == []
     # 'may' the verb is no month
     assert _conflicts("A team of 5 may join the pilot.", "A team of 8 may join the pilot.")[0][0] == "numbers"
+
+
+def test_a_models_judgement_drops_a_compatible_pair_and_explains_an_exclusive_one():
+    from datetime import date
+
+    from graph_schema.models import ConflictingFact, FactConflict
+    from knowledge.compile import conflict_line
+    from knowledge.contradictions import with_judgements
+
+    def pair(a: str, b: str) -> FactConflict:
+        return FactConflict(kind="numbers", reason="The numbers differ.", facts=[
+            ConflictingFact(id=a, text=f"fact {a}", day=date(2026, 3, 10)), ConflictingFact(id=b, text=f"fact {b}")])
+
+    found = [pair("a", "b"), pair("c", "d"), pair("e", "f"), pair("g", "h")]
+    judgements = {frozenset("ba"): {"exclusive": False, "strength": 0.1, "explanation": "a part and a whole"},
+                  frozenset("cd"): {"exclusive": True, "strength": 0.9, "explanation": "one budget, two figures"},
+                  frozenset("ef"): {"exclusive": None, "strength": None, "explanation": "the model gave no valid answer"}}
+    kept = with_judgements(found, judgements)
+    assert [c.facts[0].id for c in kept] == ["c", "e", "g"]  # the compatible pair goes; unjudged ones stay
+    assert (kept[0].strength, kept[0].explanation) == (0.9, "one budget, two figures")
+    assert kept[1].strength is None and kept[2].explanation is None
+    assert conflict_line(kept[0]).endswith("— one budget, two figures (strength 0.9)")
+    assert "—" not in conflict_line(kept[1])
+    # an explanation without a strength is shown without one (found in review: it raised TypeError)
+    assert conflict_line(kept[0].model_copy(update={"strength": None})).endswith("— one budget, two figures")

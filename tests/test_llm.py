@@ -284,8 +284,49 @@ def test_the_model_judges_each_contradiction_the_rules_found_once_and_pages_list
     else:  # the model said both can hold: no longer listed, and the facts stay
         assert listed == []
         assert len(db.read(graph["driver"], get_page, graph["owner"], "project-harbour", 50).facts) >= 2
-    if judged.exclusive is not None:  # a judged pair is not asked about again
-        assert judge_conflicts_with_llm(graph["owner"], get_settings(), graph["driver"]).judged == []
+    # a pair is asked about once, whatever the answer was (found in review: one with no valid answer
+    # was asked again in every run)
+    assert judge_conflicts_with_llm(graph["owner"], get_settings(), graph["driver"]).judged == []
+
+
+def test_a_deep_narrative_compile_gets_prose_citing_its_own_statements_once_per_package(graph, local_llm):
+    import asyncio
+    import re
+
+    from fastmcp import Client
+
+    from tests.conftest import _serve
+
+    write(graph["upload"], "harbour/kickoff.md", "# Harbour pitch kickoff\n\nDate: 3 March 2026\n\nPriya Natarajan "
+          "leads the Harbour pitch to Northwind Logistics.\nWe decided to use Grafana for the demo.\n"
+          "Daniel Okafor will send the revised budget by Friday.\n")
+    assert ingest_paths([graph["upload"]]).count("ingested") == 1
+    serving = _serve(graph, SUBTEXT_LLM_MODEL=f"openai/{ALIAS}", SUBTEXT_LLM_API_KEY="local",
+                     SUBTEXT_LLM_API_BASE=f"http://127.0.0.1:{local_llm['port']}/v1")
+    served = next(serving)
+
+    async def compile_(**args) -> dict:
+        async with Client(served.mcp()) as client:
+            return (await client.call_tool("compile", {"intent": "prepare the demo", "target": "harbour",
+                                                       **args})).structured_content
+
+    try:
+        deep = asyncio.run(compile_(depth="deep", shape="narrative"))
+        again = asyncio.run(compile_(depth="deep", shape="narrative"))
+        structured = asyncio.run(compile_(depth="deep", shape="structured"))
+        medium = asyncio.run(compile_(depth="medium", shape="narrative"))
+    finally:
+        serving.close()
+    assert deep["text"]  # the compile without an LLM is always there
+    if deep["narrative"]:  # the tiny model may give nothing traceable; then there is none
+        assert deep["narrative"].startswith("<document-text") and deep["narrative_statements"]
+        cited = [int(n) for group in re.findall(r"\[(\d+(?:, \d+)*)\]", deep["narrative"]) for n in group.split(", ")]
+        assert cited and all(1 <= n <= len(deep["narrative_statements"]) for n in cited)
+    # written once per gathered package: the cached package gives the same prose
+    assert again["cached"] and again["narrative"] == deep["narrative"]
+    # other shapes and depths never carry one
+    assert structured["narrative"] is None and "narrative" not in (structured["structured"] or {})
+    assert medium["narrative"] is None and medium["narrative_statements"] == []
 
 
 def test_the_per_run_cap_bounds_the_calls(graph, local_llm, monkeypatch):

@@ -51,7 +51,7 @@ RETURN pair[0] AS a, pair[1] AS b, j.exclusive AS exclusive, j.strength AS stren
 """
 MARK_CONFLICT_JUDGED = """
 MATCH (a:Fact {owner: $owner, id: $a}), (b:Fact {owner: $owner, id: $b})
-MERGE (a)-[j:CONFLICT_JUDGED]->(b)
+MERGE (a)-[j:CONFLICT_JUDGED]-(b)
 SET j.exclusive = $exclusive, j.strength = $strength, j.explanation = $explanation, j.by = $by, j.at = datetime()
 RETURN count(j) AS marked
 """
@@ -69,9 +69,10 @@ def conflict_judgements(tx: neo4j.ManagedTransaction, owner: str, pairs: list[tu
     return {frozenset((r["a"], r["b"])): dict(r) for r in rows}
 
 
-def mark_conflict_judged(tx: neo4j.ManagedTransaction, owner: str, a: str, b: str, exclusive: bool, strength: float,
-                         explanation: str, by: str) -> bool:
-    """Keep a model's judgement on the two facts; False when either fact is gone."""
+def mark_conflict_judged(tx: neo4j.ManagedTransaction, owner: str, a: str, b: str, exclusive: bool | None,
+                         strength: float | None, explanation: str, by: str) -> bool:
+    """Keep a model's judgement on the two facts (`exclusive` None: it gave no valid answer, and the
+    pair stays as the rules found it); False when either fact is gone."""
     record = tx.run(MARK_CONFLICT_JUDGED, owner=owner, a=a, b=b, exclusive=exclusive, strength=strength,
                     explanation=explanation, by=by).single()
     return bool(record and record["marked"])
