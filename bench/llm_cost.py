@@ -5,7 +5,8 @@
 Ingests the first N documents (the PEP corpus by default) into an empty graph of its own, a few
 per run as a folder fills, twice: once without an LLM and once with llama.cpp's llama-server
 serving SmolLM2-135M (tests/local_llm.py; installed by ./install.sh --test-tools). For the LLM
-runs it sums what each run's context_brief step recorded (review verdicts, the narrative brief)
+runs it sums what each run's context_brief step recorded (review verdicts, kinds in doubt,
+contradictions, the narrative brief)
 and prints calls, tokens and seconds per document beside the same runs without the LLM. The
 model is tiny, so the figures say what the path costs in calls and time on this machine, not
 what a capable model would answer. Needs the local Neo4j; writes only to owners named bench-*.
@@ -104,6 +105,9 @@ def main() -> None:
     print(f"review verdicts: same {total('llm_review_same')}, different {total('llm_review_different')}, "
           f"unsure {total('llm_review_unsure')}, no answer {total('llm_review_no_answer')}; "
           f"narrative briefs written: {sum(1 for m in runs if m.get('llm_narrative'))} of {len(runs)} rebuilds")
+    print(f"kinds in doubt asked: {total('llm_kind_asked')} (changed {total('llm_kind_changed')}); "
+          f"contradictions judged: exclusive {total('llm_conflicts_exclusive')}, compatible "
+          f"{total('llm_conflicts_compatible')}, no answer {total('llm_conflicts_no_answer')}")
     print(f"ingest seconds: {without_seconds:.1f} without the LLM, {with_seconds:.1f} with it "
           f"({with_seconds / without_seconds:.2f}x)")
 
