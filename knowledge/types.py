@@ -178,6 +178,24 @@ class CompileAnswer(BaseModel):
 # --------------------------------------------------------------------------- status and people
 
 
+class FocusProposal(Model):
+    """A group of pages the graph proposes as a focus area: what it would be called, its pages and why."""
+
+    slug: str = Field(description="The proposal's name in accept_focus_area; the focus area's slug if accepted as it is.")
+    title: str = Field(description="The focus area's proposed title, made of its main pages' names.")
+    pages: list[PageRef]
+    cohesion: float = Field(description="The share of the pages' links (weighted by documents) that stay among them, 0-1.")
+    evidence: str
+
+
+class FocusAcceptance(Model):
+    """A proposal made a focus area (or, in a dry run, what would be made)."""
+
+    focus: PageRef
+    pages: list[PageRef]
+    applied: bool
+
+
 class SourceProblem(Model):
     """A source that failed, or was processed only up to a limit."""
 

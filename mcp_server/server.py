@@ -37,13 +37,15 @@ from mcp_server.service import (
     PageAnswer,
     ScopeAnswer,
     EditAnswer,
+    FocusAreaAnswer,
+    FocusProposalsAnswer,
     SearchAnswer,
     Snapshot,
     TraverseAnswer,
 )
 
 T = TypeVar("T")
-WRITE_TOOLS = frozenset({"edit_page_body", "rename_page", "link_pages"})
+WRITE_TOOLS = frozenset({"edit_page_body", "rename_page", "link_pages", "dismiss_focus_area"})
 
 INSTRUCTIONS = """\
 subtext holds the context graph of the person you work with (your user): pages about the
@@ -313,6 +315,36 @@ def _add_upkeep_tools(mcp: FastMCP, service: GraphService, call: Callable[[str, 
         (new, changed, sent by whom), the pages it names, and how many decisions and open items it
         brought, with its newest decision. Read-only; keeps to the key's scope."""
         return call("recent_activity", lambda a: service.recent_activity(a, since, focus, limit))
+
+    @mcp.tool(title="Focus areas to propose", annotations=READ_ONLY, auth=_may_upkeep)
+    def focus_proposals(
+        limit: Annotated[int, Field(description="How many proposals to return (1-20), largest first.", ge=1, le=20)] = 10,
+    ) -> FocusProposalsAnswer:
+        """Groups of pages that documents keep naming together (a customer with its contacts, project
+        and tools) and that are no focus area yet, each with a proposed title, its pages (the most
+        central first) and why. Show them to the person; accept_focus_area makes one a focus area,
+        dismiss_focus_area turns it down for good."""
+        return call("focus_proposals", lambda a: service.focus_proposals(a, limit))
+
+    @mcp.tool(title="Accept a focus area", annotations=WRITE, auth=_may_upkeep)
+    def accept_focus_area(
+        proposal: Annotated[str, Field(description="The proposal's slug, as focus_proposals lists it.")],
+        title: Annotated[str | None, Field(description="The focus area's name, if the person wants another than the "
+                                                       "proposed one.", max_length=200)] = None,
+        dry_run: Annotated[bool, Field(description="true (the default): only say what would be made. false: make it.")] = True,
+    ) -> FocusAreaAnswer:
+        """Makes a proposed group a focus area: a focus page is made and the group's pages are filed
+        under it, as the person's own filing that later documents never undo. By default a dry run
+        that changes nothing: show the person, and accept (dry_run false) only when they agree."""
+        return call("accept_focus_area", lambda a: service.accept_focus_area(a, proposal, title, dry_run))
+
+    @mcp.tool(title="Dismiss a focus area", annotations=WRITE, auth=_may_upkeep)
+    def dismiss_focus_area(
+        proposal: Annotated[str, Field(description="The proposal's slug, as focus_proposals lists it.")],
+    ) -> FocusAreaAnswer:
+        """Turns a proposed focus area down because the person does not want it: neither it nor a group
+        much like it is proposed again. Nothing else changes."""
+        return call("dismiss_focus_area", lambda a: service.dismiss_focus_area(a, proposal))
 
     @mcp.tool(title="Merge pages", annotations=WRITE, auth=_may_upkeep)
     def merge_pages(

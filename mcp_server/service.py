@@ -38,11 +38,12 @@ from knowledge.llm import llm_client
 from knowledge.keys import authenticate
 from knowledge.scoped_search import fulltext_in_scope, semantic_in_scope
 from knowledge.compile import parse_freshness, render_narrative, render_summary
-from knowledge.types import ActivityItem, BriefView, CompileAnswer, CompiledPackage, Depth, Shape
+from knowledge.types import ActivityItem, BriefView, CompileAnswer, CompiledPackage, Depth, FocusAcceptance, FocusProposal, Shape
 from knowledge.compile_gather import gather
 from knowledge.activity import recent_activity
 from knowledge.contradictions import page_conflicts
 from knowledge.page_merges import PageMerge, ReviewPair, list_review_pairs, merge_pages, refresh_merged_vector
+from knowledge.focus_proposals import accept_focus_proposal, dismiss_focus_proposal, list_focus_proposals
 from pipeline.embedding import embed_text, embed_texts, embed_texts_remembered
 from mcp_server.scoped_writes import check_submission_in_scope, home_focus, refuse_new_project
 
@@ -159,6 +160,22 @@ class MergeAnswer(BaseModel):
     """What merge_pages moved (or, in a dry run, would move)."""
 
     merge: PageMerge
+    message: str
+    sources: list[PageRef] = Field(default_factory=list)
+
+
+class FocusProposalsAnswer(BaseModel):
+    """Groups of pages the graph proposes as focus areas, largest first, with why."""
+
+    proposals: list[FocusProposal]
+    message: str
+    sources: list[PageRef] = Field(default_factory=list)
+
+
+class FocusAreaAnswer(BaseModel):
+    """A focus-area proposal accepted (or, in a dry run, what accepting it would make) or dismissed."""
+
+    accepted: FocusAcceptance | None = None
     message: str
     sources: list[PageRef] = Field(default_factory=list)
 
@@ -624,6 +641,40 @@ class GraphService:
                        f"{from_slug!r} now reads {into_slug!r}.")
         return MergeAnswer(merge=merge, message=message, sources=[merge.into_page] if not dry_run
                            else [merge.from_page, merge.into_page])
+
+    def focus_proposals(self, access: Access, limit: int) -> FocusProposalsAnswer:
+        self.check_upkeep(access)
+        found = db.read(self.driver(), list_focus_proposals, access.owner, limit)
+        if not found:
+            message = ("No focus areas to propose: no group of pages is named together apart from the rest, or "
+                       "each group is a focus area already (proposals are worked out nightly).")
+        else:
+            message = (f"{len(found)} group{'s' if len(found) != 1 else ''} of pages that documents keep naming together, "
+                       "largest first. Show them to the person; accept_focus_area makes one a focus area.")
+        return FocusProposalsAnswer(proposals=found, message=message,
+                                    sources=list({p.slug: p for f in found for p in f.pages}.values()))
+
+    def accept_focus_area(self, access: Access, proposal: str, title: str | None, dry_run: bool) -> FocusAreaAnswer:
+        self.check_upkeep(access)
+        if not dry_run:
+            self.check_can_write(access)
+        run = db.read if dry_run else db.write
+        done = run(self.driver(), accept_focus_proposal, access.owner, proposal, title, not dry_run)
+        pages = f"{len(done.pages)} page{'s' if len(done.pages) != 1 else ''}"
+        if dry_run:
+            message = (f"Would make the focus area {done.focus.title!r} ({done.focus.slug}) and file {pages} under it. "
+                       "Nothing changed: ask the person, then call again with dry_run false (a title of theirs if "
+                       "they want another name).")
+        else:
+            message = (f"Made the focus area {done.focus.title!r} ({done.focus.slug}) and filed {pages} under it; "
+                       "they stay filed whatever later documents say.")
+        return FocusAreaAnswer(accepted=done, message=message, sources=[done.focus, *done.pages] if done.applied else done.pages)
+
+    def dismiss_focus_area(self, access: Access, proposal: str) -> FocusAreaAnswer:
+        self.check_upkeep(access)
+        self.check_can_write(access)
+        db.write(self.driver(), dismiss_focus_proposal, access.owner, proposal, f"key {access.key_name}")
+        return FocusAreaAnswer(message=f"Dismissed {proposal!r}: neither it nor a group much like it is proposed again.")
 
     def _exists(self, access: Access, slug: str, visible: list[str] | None) -> bool:
         return bool(db.read(self.driver(), page_refs, access.owner, [slug], visible))

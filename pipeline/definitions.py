@@ -7,7 +7,13 @@ from dagster import Definitions, define_asset_job, in_process_executor
 from pipeline.assets import INGEST_ASSETS, documents
 from pipeline.resources import GRAPH_WRITES_TAG_KEY, GraphResource, ProgressReporter, StageStore, connection_from_environment
 from pipeline.sensors import build_upload_folder_sensor
-from pipeline.upkeep_assets import UPKEEP_ASSETS, scan_duplicates_job, scan_duplicates_schedule
+from pipeline.upkeep_assets import (
+    UPKEEP_ASSETS,
+    propose_focus_areas_job,
+    propose_focus_areas_schedule,
+    scan_duplicates_job,
+    scan_duplicates_schedule,
+)
 
 # The module `subtext dagster` loads (`dagster dev -m …`); its name is the code location's name.
 CODE_LOCATION_MODULE = "pipeline.definitions"
@@ -42,8 +48,8 @@ def resources() -> dict:
 
 defs = Definitions(
     assets=INGEST_ASSETS + UPKEEP_ASSETS,
-    jobs=[ingest_documents_job, scan_duplicates_job],
+    jobs=[ingest_documents_job, scan_duplicates_job, propose_focus_areas_job],
     sensors=[build_upload_folder_sensor(ingest_documents_job.name)],
-    schedules=[scan_duplicates_schedule],
+    schedules=[scan_duplicates_schedule, propose_focus_areas_schedule],
     resources=resources(),
 )

@@ -7,6 +7,7 @@ from dagster import AssetExecutionContext, DefaultScheduleStatus, MaterializeRes
 from graph_schema import db
 from graph_schema.queries.access import list_owners
 from graph_schema.settings import get_settings
+from knowledge.focus_proposals import propose_focus_areas
 from pipeline.assets import retried_when_graph_unavailable
 from pipeline.duplicate_scan import scan_for_duplicates
 from pipeline.resources import GraphResource
@@ -32,15 +33,41 @@ def duplicate_review_pairs(context: AssetExecutionContext, graph: GraphResource)
     })
 
 
-UPKEEP_ASSETS = [duplicate_review_pairs]
+@asset(
+    group_name="upkeep",
+    description="Groups of pages that documents keep naming together, proposed as focus areas, for every person. "
+                "Nothing is filed: `subtext focus proposals` lists them and `subtext focus accept` makes one a focus area.",
+)
+def focus_area_proposals(context: AssetExecutionContext, graph: GraphResource) -> MaterializeResult:
+    settings = get_settings()
+    with retried_when_graph_unavailable(context):
+        driver = graph.driver()
+        owners = [person["id"] for person in db.read(driver, list_owners)]
+        made = {owner: db.write(driver, propose_focus_areas, owner, settings) for owner in owners}
+    for owner, proposals in made.items():
+        context.log.info(f"{owner}: {len(proposals)} focus areas proposed"
+                         + "".join(f"; {p.title!r} ({len(p.pages)} pages)" for p in proposals[:5]))
+    return MaterializeResult(metadata={"people": len(made), "proposals": sum(len(p) for p in made.values())})
 
-scan_duplicates_job = define_asset_job(
-    "scan_duplicates", selection=UPKEEP_ASSETS,
-    description="Look for near-duplicate pages among those changed since the last scan, for every person, and "
-                "record them for review.",
+
+UPKEEP_ASSETS = [duplicate_review_pairs, focus_area_proposals]
+
+
+def _nightly(name: str, upkeep_asset, description: str, cron: str) -> tuple:
+    """A job of one upkeep asset and its schedule, on unless the person turns it off in the UI."""
+    job = define_asset_job(name, selection=[upkeep_asset], description=description)
+    return job, ScheduleDefinition(job=job, cron_schedule=cron, default_status=DefaultScheduleStatus.RUNNING)
+
+
+scan_duplicates_job, scan_duplicates_schedule = _nightly(
+    "scan_duplicates", duplicate_review_pairs,
+    "Look for near-duplicate pages among those changed since the last scan, for every person, and record them for review.",
+    get_settings().duplicate_scan_cron,
 )
 
-scan_duplicates_schedule = ScheduleDefinition(
-    job=scan_duplicates_job, cron_schedule=get_settings().duplicate_scan_cron,
-    default_status=DefaultScheduleStatus.RUNNING,
+propose_focus_areas_job, propose_focus_areas_schedule = _nightly(
+    "propose_focus_areas", focus_area_proposals,
+    "Group every person's pages by the documents that name them together and propose the groups that are no focus "
+    "area yet.",
+    get_settings().focus_proposal_cron,
 )

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from graph_schema.errors import SubtextError
 from graph_schema.settings import PROJECT_ROOT, get_settings
 from subtext.access_cli import keys_app, people_app
+from subtext.focus_cli import focus_app
 from subtext.graph import console, counted, fail, open_graph, print_table
 from subtext.local_neo4j import ensure_graph_server
 
@@ -24,6 +25,7 @@ app.add_typer(people_app, name="users", hidden=True)  # the name before 'people'
 app.add_typer(keys_app, name="keys")
 pages_app = typer.Typer(help="Correct your pages by hand: later runs keep what you set.", no_args_is_help=True)
 app.add_typer(pages_app, name="pages")
+app.add_typer(focus_app, name="focus")
 out = Console()
 
 SAMPLES = PROJECT_ROOT / "samples" / "uploads"

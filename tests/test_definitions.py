@@ -9,15 +9,15 @@ def test_definitions_load_with_partitioned_assets_and_jobs():
     repository = defs.get_repository_def()
     keys = {key.to_user_string() for key in repository.asset_graph.get_all_asset_keys()}
     ingest = {"parsed_documents", "document_mentions", "resolved_entities", "graph_merge", "context_brief"}
-    assert keys == ingest | {"duplicate_review_pairs"}
+    assert keys == ingest | {"duplicate_review_pairs", "focus_area_proposals"}
     job = defs.resolve_job_def("ingest_documents")
     assert job.partitions_def is not None and job.partitions_def.name == "documents"
     assert job.tags["subtext/graph-writes"] == "true"
     # Every ingest run ends by refreshing the brief of the person it wrote for.
     assert {node.name for node in job.nodes} == ingest
-    assert [name for name in repository.job_names if not name.startswith("__")] == ["ingest_documents", "scan_duplicates"]
+    assert [name for name in repository.job_names if not name.startswith("__")] == ["ingest_documents", "scan_duplicates", "propose_focus_areas"]
     # graph upkeep runs on its own, on a schedule that is on unless the person turns it off in the UI
-    assert [s.job_name for s in repository.schedule_defs] == ["scan_duplicates"]
+    assert sorted(s.job_name for s in repository.schedule_defs) == ["propose_focus_areas", "scan_duplicates"]
 
 
 def test_the_graph_connection_comes_from_environment_variables_the_ui_can_show(monkeypatch):

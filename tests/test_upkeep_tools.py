@@ -18,7 +18,8 @@ from tests.conftest import make_key, write
 
 TEN = {"brief", "search", "get_page", "scope", "compile", "graph_snapshot", "traverse",
        "edit_page_body", "rename_page", "link_pages"}
-UPKEEP = {"review", "merge_pages", "find_contradictions", "recent_activity"}
+UPKEEP = {"review", "merge_pages", "find_contradictions", "recent_activity", "focus_proposals", "accept_focus_area",
+          "dismiss_focus_area"}
 
 
 @pytest.fixture()

@@ -60,7 +60,7 @@ RETURN slug AS former, p.slug AS slug, p.title AS title, p.kind AS kind
 """
 
 GRAPH_COUNTS = """
-CALL () { MATCH (n {owner: $owner}) WHERE NOT n:PageVector RETURN count(n) AS nodes }
+CALL () { MATCH (n {owner: $owner}) WHERE NOT n:PageVector AND NOT n:FocusProposal RETURN count(n) AS nodes }
 CALL () { MATCH (n {owner: $owner})-[r]->() WHERE NOT r:HAS_VECTOR RETURN count(r) AS relationships }
 CALL () { MATCH (p:Page {owner: $owner}) RETURN count(p) AS pages }
 CALL () { MATCH (f:Fact {owner: $owner}) RETURN count(f) AS facts }

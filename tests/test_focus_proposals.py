@@ -1,0 +1,110 @@
+"""Focus areas from the graph (issue 19 item 6): pages that documents keep naming together are
+proposed as a focus area; accepting one files its pages under a new focus page (and they stay
+filed when documents change); a dismissed group is never proposed again; neither a group already
+filed under one area nor the crowd of a whole graph is proposed.
+
+Real stack: notes ingested through Dagster into Neo4j, the proposals run as the Dagster upkeep
+asset and through the CLI; Louvain from networkx."""
+
+from __future__ import annotations
+
+from pipeline.run import ingest_paths
+from tests.conftest import make_key, write
+
+# Two pieces of work with their own people, firms and tools, which one note joins by a sentence. No
+# folders: filed by folder, each would be a focus area already.
+_KESTREL = {
+    "kickoff.md": "# Kickoff\n\nPriya Natarajan leads Project Kestrel for Tidewater Freight.\n\n"
+                          "Tidewater Freight wants Project Kestrel live by June.\n",
+    "data.md": "# Data\n\nPriya Natarajan moves the Tidewater Freight loads to Snowflake.\n\n"
+                       "Project Kestrel keeps its history in Snowflake.\n\n"
+                       "Jonas Berg checks the Snowflake costs with Priya Natarajan.\n",
+    "review.md": "# Review\n\nJonas Berg presented Project Kestrel to Tidewater Freight.\n",
+}
+_HIRING = {
+    "plan.md": "# Hiring plan\n\nOmar Haddad hires two engineers through Northwind Staffing.\n\n"
+                      "Northwind Staffing sends Omar Haddad ten profiles a week.\n",
+    "loop.md": "# Interview loop\n\nLena Fischer runs the Greenhouse pipeline with Omar Haddad.\n\n"
+                      "Northwind Staffing posts its candidates to Greenhouse.\n\n"
+                      "Lena Fischer pays Northwind Staffing monthly.\n",
+    "offers.md": "# Offers\n\nOmar Haddad signed two offers in Greenhouse.\n",
+}
+_BRIDGE = {"weekly.md": "# Weekly\n\nOmar Haddad asked Priya Natarajan for one engineer.\n"}
+
+
+def _ingest(graph, notes: dict[str, str]) -> None:
+    for path, text in notes.items():
+        write(graph["upload"], path, text)
+    assert {o.status for o in ingest_paths([graph["upload"]]).outcomes} == {"ingested"}
+
+
+def _members(proposal) -> set[str]:
+    return {p.slug for p in proposal.pages}
+
+
+async def test_groups_named_together_are_proposed_accepted_and_dismissed(graph, served_with_upkeep):
+    import pytest
+    from fastmcp import Client
+    from fastmcp.exceptions import ToolError
+
+    from graph_schema.errors import InvalidRequest
+    from graph_schema.queries.navigation import focus_index, scope_focus
+    from graph_schema.settings import get_settings
+    from knowledge.focus_proposals import (
+        accept_focus_proposal,
+        dismiss_focus_proposal,
+        list_focus_proposals,
+        propose_focus_areas,
+    )
+
+    db, driver, owner, settings = graph["db"], graph["driver"], graph["owner"], get_settings()
+    _ingest(graph, {**_KESTREL, **_HIRING, **_BRIDGE})
+    proposals = db.write(driver, propose_focus_areas, owner, settings)
+    kestrel = {"priya-natarajan", "project-kestrel", "tidewater-freight", "snowflake", "jonas-berg"}
+    hiring = {"omar-haddad", "northwind-staffing", "lena-fischer", "greenhouse"}
+    assert [_members(p) for p in proposals] == [kestrel, hiring]
+    first, second = proposals
+    assert first.title == "Tidewater Freight and Project Kestrel" and first.slug == "tidewater-freight-and-project-kestrel"
+    assert "named together in 3 documents" in first.evidence and first.cohesion >= settings.focus_proposal_min_cohesion
+    assert [_members(p) for p in db.read(driver, list_focus_proposals, owner, 10)] == [kestrel, hiring]
+
+    # What cannot be done says what to do instead.
+    with pytest.raises(InvalidRequest, match="already has the slug 'snowflake'"):
+        db.write(driver, accept_focus_proposal, owner, first.slug, "Snowflake", True)
+    for refused in (lambda tx: accept_focus_proposal(tx, owner, "no-such-proposal", None, True),
+                    lambda tx: dismiss_focus_proposal(tx, owner, "no-such-proposal")):
+        with pytest.raises(InvalidRequest, match="`subtext focus proposals` lists"):
+            db.write(driver, refused)
+
+    # Over MCP (the upkeep group): a dry run changes nothing, a read-only key may look but not
+    # accept, and accepting makes the focus page and files the group under it.
+    upkeep = served_with_upkeep.mcp(make_key(graph, "upkeep", upkeep=True))
+    reader = served_with_upkeep.mcp(make_key(graph, "reader", write=False, upkeep=True))
+    async with Client(reader) as client:
+        listed = (await client.call_tool("focus_proposals", {})).structured_content["proposals"]
+        assert [p["slug"] for p in listed] == [first.slug, second.slug]
+        with pytest.raises(ToolError, match="read-only"):
+            await client.call_tool("accept_focus_area", {"proposal": first.slug, "dry_run": False})
+    async with Client(upkeep) as client:
+        preview = (await client.call_tool("accept_focus_area", {"proposal": first.slug, "title": "Kestrel rollout"})
+                   ).structured_content
+        assert preview["accepted"]["applied"] is False and preview["accepted"]["focus"]["slug"] == "kestrel-rollout"
+        assert db.read(driver, focus_index, owner) == []
+        done = (await client.call_tool("accept_focus_area", {"proposal": first.slug, "title": "Kestrel rollout",
+                                                             "dry_run": False})).structured_content
+        assert done["accepted"]["applied"] is True and {p["slug"] for p in done["accepted"]["pages"]} == kestrel
+        scope = (await client.call_tool("scope", {"target": "kestrel-rollout"})).structured_content
+        assert scope["target"]["kind"] == "focus" and scope["members"] == 5
+    assert db.read(driver, focus_index, owner) == [{"slug": "kestrel-rollout", "title": "Kestrel rollout", "members": 5}]
+    assert db.read(driver, scope_focus, owner, "kestrel-rollout")["members"] == 5
+
+    # Dismissed, the other group is never proposed again; the accepted one is an area now, so
+    # it is not proposed either.
+    db.write(driver, dismiss_focus_proposal, owner, second.slug)
+    assert db.write(driver, propose_focus_areas, owner, settings) == []
+    assert db.read(driver, list_focus_proposals, owner, 10) == []
+
+    # A changed note leaves the filing as the person made it (the links are theirs, not a document's).
+    write(graph["upload"], "kickoff.md", "# Kickoff\n\nPriya Natarajan leads Project Kestrel for Tidewater Freight.\n")
+    assert "ingested" in {o.status for o in ingest_paths([graph["upload"]]).outcomes}
+    assert db.read(driver, focus_index, owner)[0]["members"] == 5
