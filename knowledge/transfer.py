@@ -51,7 +51,7 @@ from graph_schema.slugs import fact_id, source_id_for
 
 EXPORT_FORMAT = "subtext-export"
 EXPORT_VERSION = 1
-RECORD_ORDER = ("page", "source", "chunk", "fact", "mention", "link")
+RECORD_ORDER = ("page", "source", "chunk", "fact", "mention", "link", "dismissed_focus")
 
 
 class _Record(BaseModel):
@@ -166,6 +166,19 @@ class LinkRecord(_Record):
     works_at: list[str] | None = None  # the sources saying the link's person works at its organisation
 
 
+class DismissedFocusRecord(_Record):
+    """A group of pages the person turned down as a focus area (never proposed again)."""
+
+    type: Literal["dismissed_focus"] = "dismissed_focus"
+    slug: str
+    title: PlainName
+    members: list[str]
+    cohesion: float | None = None
+    evidence: str | None = None
+    dismissed_at: str | None = None
+    dismissed_by: str | None = None
+
+
 class MetaRecord(_Record):
     type: Literal["meta"] = "meta"
     format: Literal["subtext-export"] = EXPORT_FORMAT
@@ -175,7 +188,7 @@ class MetaRecord(_Record):
 
 
 AnyRecord = Annotated[
-    MetaRecord | PageRecord | SourceRecord | ChunkRecord | FactRecord | MentionRecord | LinkRecord,
+    MetaRecord | PageRecord | SourceRecord | ChunkRecord | FactRecord | MentionRecord | LinkRecord | DismissedFocusRecord,
     Field(discriminator="type"),
 ]
 _RECORD = TypeAdapter(AnyRecord)

@@ -78,11 +78,21 @@ def test_export_then_import_round_trips(graph, tmp_path):
     report = ingest_paths([graph["upload"]])
     assert report.count("ingested") == 1
 
+    # A group the person turned down as a focus area is their answer too.
+    from graph_schema.queries.focus_proposals import replace_open_proposals
+    from knowledge.focus_proposals import dismiss_focus_proposal
+
+    db.write(graph["driver"], replace_open_proposals, graph["owner"], [
+        {"slug": "harbour-pitch", "title": "Harbour pitch", "members": ["priya-natarajan", "daniel-okafor"],
+         "cohesion": 0.9, "evidence": "2 pages named together in 1 document"}])
+    db.write(graph["driver"], dismiss_focus_proposal, graph["owner"], "harbour-pitch")
+
     exported = tmp_path / "graph.jsonl"
     done = _cli("export", str(exported), owner=graph["owner"], upload=graph["upload"])
     assert done.returncode == 0, done.stderr
     records = _records(exported)
-    assert {"page", "source", "chunk", "fact", "mention", "link"} <= set(records)
+    assert {"page", "source", "chunk", "fact", "mention", "link", "dismissed_focus"} <= set(records)
+    assert [r["members"] for r in records["dismissed_focus"]] == [["priya-natarajan", "daniel-okafor"]]
 
     # Spans index the file's own text: every mention can be found again in the original.
     text = path.read_text()

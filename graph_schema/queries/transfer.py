@@ -64,6 +64,15 @@ RETURN {cursor: cursor, link: type(r), source: a.slug, target: b.slug, sources: 
 ORDER BY cursor LIMIT $batch
 """
 
+# Groups the person turned down as focus areas: their answer, which later proposal runs keep to.
+EXPORT_DISMISSED_FOCUS = """
+MATCH (fp:FocusProposal {owner: $owner, status: 'dismissed'})
+WITH fp, fp.slug + ' ' + coalesce(toString(fp.dismissed_at), '') AS cursor WHERE cursor > $after
+RETURN {cursor: cursor, slug: fp.slug, title: fp.title, members: fp.members, cohesion: fp.cohesion,
+        evidence: fp.evidence, dismissed_at: fp.dismissed_at, dismissed_by: fp.dismissed_by} AS row
+ORDER BY cursor LIMIT $batch
+"""
+
 EXPORT_QUERIES = {
     "page": (EXPORT_PAGES, "slug"),
     "source": (EXPORT_SOURCES, "id"),
@@ -71,6 +80,7 @@ EXPORT_QUERIES = {
     "fact": (EXPORT_FACTS, "id"),
     "mention": (EXPORT_MENTIONS, "cursor"),
     "link": (EXPORT_LINKS, "cursor"),
+    "dismissed_focus": (EXPORT_DISMISSED_FOCUS, "cursor"),
 }
 
 COUNT_CONTENT = """
@@ -155,6 +165,13 @@ SET r.sources = row.sources, r.manual = row.manual, r.score = row.score, r.evide
     r.works_at = row.works_at, r.created_at = coalesce(datetime(row.created_at), datetime())
 """
 
+IMPORT_DISMISSED_FOCUS = """
+UNWIND $rows AS row
+CREATE (:FocusProposal {owner: $owner, slug: row.slug, title: row.title, members: row.members,
+                        cohesion: row.cohesion, evidence: row.evidence, status: 'dismissed',
+                        dismissed_at: coalesce(datetime(row.dismissed_at), datetime()), dismissed_by: row.dismissed_by})
+"""
+
 IMPORT_QUERIES = {
     "page": IMPORT_PAGES,
     "source": IMPORT_SOURCES,
@@ -162,6 +179,7 @@ IMPORT_QUERIES = {
     "fact": IMPORT_FACTS,
     "mention": IMPORT_MENTIONS,
     "link": IMPORT_LINKS,
+    "dismissed_focus": IMPORT_DISMISSED_FOCUS,
 }
 
 FACT_COUNTS = """
