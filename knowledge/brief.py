@@ -177,9 +177,33 @@ def who_you_are(name: str, you_facts: list[str]) -> str:
     return "" if unnamed else f"You are {name}."
 
 
-def why_it_matters(title: str, aliases: list[str], facts: list[str], max_words: int = 10) -> str | None:
+# Words after a name that start no predicate of it: 'PEP as proposed offers…', 'Python in 2.5'.
+_NOT_A_PREDICATE = frozenset("as in for to and or but on by if when that which who than into onto per via".split())
+# What a predicate after a thing's name opens with when it is no verb ending in -s or -ed.
+_PREDICATE_OPENERS = frozenset(
+    "is was are were be been has had have will would can could should may might must shall did does do "
+    "also now still just then never already first only often no not "
+    "ran led met made built took gave sent got went came kept left paid sold bought brought held lost won "
+    "began broke chose drew fell found grew knew rose saw set shut spent split stood told wrote".split())
+
+
+def _opens_a_predicate(word: str, person: bool) -> bool:
+    """Whether `word`, right after a name, begins what is said of it. After a person's name a lower-case
+    word nearly always does ('sent the volumes'); after a thing's name it is often more of the name
+    ('the BDFL pronouncement for inclusion in 2.5', 'Grafana dashboard'), so there it must read as a verb."""
+    word = word.lower()
+    if word in _NOT_A_PREDICATE:
+        return False
+    if person or word in _PREDICATE_OPENERS:
+        return True
+    return len(word) > 3 and word.endswith(("s", "ed")) and not word.endswith(("ss", "us", "is", "ics"))
+
+
+def why_it_matters(title: str, aliases: list[str], facts: list[str], max_words: int = 10,
+                   person: bool = True) -> str | None:
     """A few words on why a page matters, from the first fact that has it as the subject:
-    'Daniel Okafor from Northwind Logistics joined the call' -> 'from Northwind Logistics joined the call'."""
+    'Daniel Okafor from Northwind Logistics joined the call' -> 'from Northwind Logistics joined the call'.
+    `person` False: the page is a thing, whose name is often a modifier ('the BDFL pronouncement')."""
     names = sorted({title, *aliases}, key=len, reverse=True)
     for fact in facts:
         text = fact.strip()
@@ -192,6 +216,8 @@ def why_it_matters(title: str, aliases: list[str], facts: list[str], max_words: 
             if not rest.startswith(" ") or rest.lstrip()[:2] in ("'s", "’s") or not rest.lstrip()[:1].islower():
                 continue  # a predicate follows the name ('sent the volumes'), not more name or an address
             rest = rest.strip()
+            if not _opens_a_predicate(rest.split()[0], person):
+                continue
             # an 'and' after a list's commas closes the list, not the clause
             end = next((m for m in _CLAUSE_END.finditer(rest)
                         if not (m.group().strip().lower() == "and" and "," in rest[: m.start()])), None)
@@ -309,7 +335,7 @@ def _candidates(material: dict, settings: Settings, embed: Embed) -> list[_Candi
                     out[at].shown_at = (first_item, k, n)
 
     for i, page in enumerate(material["top"]):
-        why = why_it_matters(page["title"], page["aliases"], page["facts"])
+        why = why_it_matters(page["title"], page["aliases"], page["facts"], person=page["kind"] == PageKind.PERSON.value)
         details = [why] if why else []
         if owed.get(page["slug"]):
             details.append(f"{owed[page['slug']]} open action{'s' if owed[page['slug']] != 1 else ''}")

@@ -107,6 +107,14 @@ def test_why_someone_matters_is_what_the_facts_say_they_do_not_more_of_their_nam
     listed = ["Hunter was pulled between Driftwood, the outage and Marlin in the same week."]
     assert why_it_matters("Hunter", [], listed) == "was pulled between Driftwood, the outage and Marlin in the…"
     assert why_it_matters("Hunter", [], ["Hunter sent the volumes, which Daniel checked."]) == "sent the volumes"
+    # seen on 60 PEPs: 'BDFL (tool): pronouncement for inclusion in 2.5.' and 'PEP (tool): as proposed
+    # offers a few new clocks.': after a thing's name the words were more of a noun phrase
+    assert why_it_matters("BDFL", [], ["BDFL pronouncement for inclusion in 2.5."], person=False) is None
+    assert why_it_matters("PEP", [], ["The PEP as proposed offers a few new clocks."], person=False) is None
+    assert why_it_matters("Grafana", [], ["Grafana dashboard for the pilot.", "Grafana replaced the old charts."],
+                          person=False) == "replaced the old charts"
+    assert why_it_matters("Zephyr", [], ["Zephyr ships in February with the new API."], person=False) \
+        == "ships in February with the new API"
 
 
 def test_a_tight_budget_shares_its_room_between_decisions_and_open_items():
