@@ -295,6 +295,7 @@ def _candidates(material: dict, settings: Settings, embed: Embed) -> list[_Candi
         add(_RANK_FOCUS, changed, "what changed")
 
     owed: dict[str, int] = {}  # open actions per owner page, for why people matter
+    listed: set[str] = set()  # the facts an earlier area lists
     folders = any(f["kind"] != "loose" for f in material["focus"])
     for focus in material["focus"]:
         members = [m for m in focus["members"] if m and m.get("slug")]
@@ -316,7 +317,9 @@ def _candidates(material: dict, settings: Settings, embed: Embed) -> list[_Candi
                                              sources=[_ref(p) for p in about["about"]],
                                              documents=sorted(set(about["documents"]))),
                 "description", area, head)
-        by_kind = _typed_by_kind(focus)
+        # a fact two areas hold (a hand-filed page's, from a folder's document) is listed under the first
+        by_kind = {kind: [f for f in facts if f["id"] not in listed] for kind, facts in _typed_by_kind(focus).items()}
+        listed.update(f["id"] for facts in by_kind.values() for f in facts)
         for fact in by_kind[FactKind.ACTION]:
             if fact.get("owner_page") and fact["id"] not in closing:
                 owed[fact["owner_page"]["slug"]] = owed.get(fact["owner_page"]["slug"], 0) + 1

@@ -27,6 +27,7 @@ from graph_schema import db
 from graph_schema.errors import InvalidRequest
 from graph_schema.kinds import PageKind
 from graph_schema.models import PageRef
+from graph_schema.plain_text import plain_name
 from graph_schema.queries import focus_proposals as queries
 from graph_schema.queries.owners import lock_graph
 from graph_schema.settings import Settings
@@ -35,6 +36,7 @@ from knowledge.types import FocusAcceptance, FocusProposal
 
 _LOUVAIN_SEED = 19  # any fixed seed: the same graph must give the same groups in every run
 
+_MAX_TITLE_CHARS = 200  # as a page's title set with rename_page
 _MAX_SPLITS = 3  # how many times a group too large to propose is split again before it is dropped
 
 
@@ -106,6 +108,8 @@ def _free_slug(tx: db.Tx, owner: str, title: str, taken: set[str]) -> str:
 def propose_focus_areas(tx: db.Tx, owner: str, settings: Settings) -> list[FocusProposal]:
     """Group the person's linked pages and record the groups worth a focus area as open proposals
     (replacing the previous open ones; dismissed ones stay). Returns them, largest first."""
+    # The lock first: an accept or a dismissal meanwhile would otherwise be proposed again.
+    lock_graph(tx, owner)
     graph, sources = _link_graph(queries.thing_links(tx, owner))
     if graph.number_of_nodes() == 0:
         queries.replace_open_proposals(tx, owner, [])
@@ -172,12 +176,17 @@ def accept_focus_proposal(tx: db.Tx, owner: str, proposal: str, title: str | Non
         raise InvalidRequest(f"No open focus-area proposal is called {proposal!r}: `subtext focus proposals` lists "
                              "them (each run of the proposals works them out again).")
     found = _proposal(rows[0])
-    chosen_title = (title or found.title).strip()
+    chosen_title = plain_name(title or found.title)  # no line break or bidi override reaches the brief's headings
     if not chosen_title:
         raise InvalidRequest("The focus area's title is empty: give it a name, or leave the title out to keep the proposed one.")
+    if len(chosen_title) > _MAX_TITLE_CHARS:
+        raise InvalidRequest(f"The focus area's title is over {_MAX_TITLE_CHARS} characters: give it a shorter name.")
     slug = slugify(chosen_title) if title else found.slug
     if queries.slug_taken(tx, owner, slug):
         raise InvalidRequest(f"A page already has the slug {slug!r}: give the focus area another title.")
+    same_name = queries.focus_called(tx, owner, normalise_name(chosen_title))
+    if same_name is not None:  # a folder's documents find their area by its name: two would split it
+        raise InvalidRequest(f"The focus area {same_name!r} is called so already: give this one another title.")
     if not found.pages:
         raise InvalidRequest(f"The pages of proposal {proposal!r} are gone since it was made; run the proposals again.")
     acceptance = FocusAcceptance(focus=PageRef(slug=slug, title=chosen_title, kind=PageKind.FOCUS), pages=found.pages,

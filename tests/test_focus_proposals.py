@@ -18,7 +18,8 @@ _KESTREL = {
                           "Tidewater Freight wants Project Kestrel live by June.\n",
     "data.md": "# Data\n\nPriya Natarajan moves the Tidewater Freight loads to Snowflake.\n\n"
                        "Project Kestrel keeps its history in Snowflake.\n\n"
-                       "Jonas Berg checks the Snowflake costs with Priya Natarajan.\n",
+                       "Jonas Berg checks the Snowflake costs with Priya Natarajan.\n\n"
+                       "Priya Natarajan decided to keep Project Kestrel on Snowflake.\n",
     "review.md": "# Review\n\nJonas Berg presented Project Kestrel to Tidewater Freight.\n",
 }
 _HIRING = {
@@ -64,13 +65,20 @@ async def test_groups_named_together_are_proposed_accepted_and_dismissed(graph, 
     hiring = {"omar-haddad", "northwind-staffing", "lena-fischer", "greenhouse"}
     assert [_members(p) for p in proposals] == [kestrel, hiring]
     first, second = proposals
-    assert first.title == "Tidewater Freight and Project Kestrel" and first.slug == "tidewater-freight-and-project-kestrel"
+    assert first.title == "Project Kestrel and Tidewater Freight" and first.slug == "project-kestrel-and-tidewater-freight"
     assert "named together in 3 documents" in first.evidence and first.cohesion >= settings.focus_proposal_min_cohesion
     assert [_members(p) for p in db.read(driver, list_focus_proposals, owner, 10)] == [kestrel, hiring]
 
     # What cannot be done says what to do instead.
     with pytest.raises(InvalidRequest, match="already has the slug 'snowflake'"):
         db.write(driver, accept_focus_proposal, owner, first.slug, "Snowflake", True)
+    # found in review: a title another focus area's name reads as ('The Hiring' beside a folder's
+    # 'Hiring') split that folder's area, whose next document made a second page 'hiring-2'
+    db.write(driver, lambda tx: tx.run("CREATE (:Page:Focus {owner: $owner, slug: 'hiring', kind: 'focus', "
+                                       "title: 'Hiring', name_keys: ['hiring'], aliases: []})", owner=owner).consume())
+    with pytest.raises(InvalidRequest, match="focus area 'Hiring' is called so already"):
+        db.write(driver, accept_focus_proposal, owner, first.slug, "The Hiring", True)
+    db.write(driver, lambda tx: tx.run("MATCH (f:Page {owner: $owner, slug: 'hiring'}) DELETE f", owner=owner).consume())
     for refused in (lambda tx: accept_focus_proposal(tx, owner, "no-such-proposal", None, True),
                     lambda tx: dismiss_focus_proposal(tx, owner, "no-such-proposal")):
         with pytest.raises(InvalidRequest, match="`subtext focus proposals` lists"):
@@ -90,11 +98,19 @@ async def test_groups_named_together_are_proposed_accepted_and_dismissed(graph, 
                    ).structured_content
         assert preview["accepted"]["applied"] is False and preview["accepted"]["focus"]["slug"] == "kestrel-rollout"
         assert db.read(driver, focus_index, owner) == []
-        done = (await client.call_tool("accept_focus_area", {"proposal": first.slug, "title": "Kestrel rollout",
+        # found in review: a title with a line break and a bidi override was stored as it came,
+        # and reached every brief's heading
+        done = (await client.call_tool("accept_focus_area", {"proposal": first.slug, "title": " Kestrel\n\u202erollout ",
                                                              "dry_run": False})).structured_content
         assert done["accepted"]["applied"] is True and {p["slug"] for p in done["accepted"]["pages"]} == kestrel
         scope = (await client.call_tool("scope", {"target": "kestrel-rollout"})).structured_content
         assert scope["target"]["kind"] == "focus" and scope["members"] == 5
+        # found in review: the brief read an accepted area's documents by folder only, and listed
+        # 'Working on: Kestrel rollout (0 sources …)' with nothing in it, first
+        lines = (await client.call_tool("brief", {})).structured_content["lines"]
+        heading = next(line["text"] for line in lines if line["section"] == "focus")
+        assert heading.startswith("Working on: Kestrel rollout (4 sources"), heading
+        assert any(line["section"] == "decision" and "keep Project Kestrel on Snowflake" in line["text"] for line in lines)
     assert db.read(driver, focus_index, owner) == [{"slug": "kestrel-rollout", "title": "Kestrel rollout", "members": 5}]
     assert db.read(driver, scope_focus, owner, "kestrel-rollout")["members"] == 5
 

@@ -57,20 +57,28 @@ _EACH_KIND_CAPPED = ("reduce(capped = [], k IN ['decision', 'action', 'question'
 FOCUS_MATERIAL = """
 MATCH (focus:Page:Focus {owner: $owner})
 WHERE ($visible IS NULL OR focus.slug IN $visible) AND ($only_focus IS NULL OR focus.slug = $only_focus)
+// An area's sources: the documents filed in its folder, and, for the pages the person filed under
+// it by hand (an accepted proposal), the documents that name those pages.
 CALL (focus) {
-  OPTIONAL MATCH (s:Source {owner: $owner, focus: focus.slug, status: 'ingested'})
-  WHERE """ + SOURCE_IN_SIGHT + """
+  CALL (focus) {
+    MATCH (s:Source {owner: $owner, focus: focus.slug, status: 'ingested'})
+    RETURN s
+    UNION
+    MATCH (focus)<-[:IN_CONTEXT {manual: true}]-(:Page)<-[:MENTIONS]-(s:Source {owner: $owner, status: 'ingested'})
+    RETURN s
+  }
+  WITH s WHERE """ + SOURCE_IN_SIGHT + """
   RETURN count(s) AS source_count, max(s.ingested_at) AS last_activity
 }
 // Members are ranked by how many of the area's documents name them in a sentence of their own: a
 // licence line or a footer every document shares word for word (one fact FROM each of them) makes
 // no one a member that matters, and lists no one.
 CALL (focus) {
-  OPTIONAL MATCH (m:Page {owner: $owner})-[:IN_CONTEXT]->(focus)
+  OPTIONAL MATCH (m:Page {owner: $owner})-[filed:IN_CONTEXT]->(focus)
   WHERE $visible IS NULL OR m.slug IN $visible
-  CALL (m, focus) {
-    OPTIONAL MATCH (m)<-[x:MENTIONS]-(s:Source {owner: $owner, focus: focus.slug, status: 'ingested'})
-    WHERE """ + SOURCE_IN_SIGHT + """
+  CALL (m, focus, filed) {
+    OPTIONAL MATCH (m)<-[x:MENTIONS]-(s:Source {owner: $owner, status: 'ingested'})
+    WHERE (s.focus = focus.slug OR coalesce(filed.manual, false)) AND """ + SOURCE_IN_SIGHT + """
       AND EXISTS { MATCH (s)<-[:FROM]-(own:Fact)-[:ABOUT]->(m)
                    WHERE NOT own.retired AND COUNT { (own)-[:FROM]->(:Source) } = 1 }
     RETURN count(x) AS weight
@@ -90,6 +98,9 @@ CALL (focus) {
     RETURN f
     UNION
     MATCH (f:Fact)-[:ABOUT]->(focus)
+    RETURN f
+    UNION
+    MATCH (focus)<-[:IN_CONTEXT {manual: true}]-(:Page)<-[:ABOUT]-(f:Fact)
     RETURN f
   }
 """ + _FACT_ROWS + """}

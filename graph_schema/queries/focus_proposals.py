@@ -71,6 +71,13 @@ WHERE p.slug = $slug OR $slug IN coalesce(p.former_slugs, [])
 RETURN p.slug AS slug LIMIT 1
 """
 
+# A focus area known by this name already: a folder's documents find their area by its name.
+FOCUS_CALLED = """
+MATCH (f:Page:Focus {owner: $owner})
+WHERE $key IN coalesce(f.name_keys, [])
+RETURN f.title AS title LIMIT 1
+"""
+
 # The focus page, its members filed under it by hand, and the proposal gone. The person's own
 # words stand behind it now, not a document, so the links are manual (kept when documents change).
 ACCEPT_PROPOSAL = """
@@ -116,7 +123,7 @@ def dismissed_member_sets(tx: neo4j.ManagedTransaction, owner: str) -> list[set[
 
 def replace_open_proposals(tx: neo4j.ManagedTransaction, owner: str, rows: list[dict]) -> None:
     """Drop the open proposals and record `rows` ({slug, title, members, cohesion, evidence}) instead,
-    under the person's write lock so that two runs never interleave."""
+    under the person's write lock (taken before the graph was read) so that two runs never interleave."""
     lock_graph(tx, owner)
     tx.run(REPLACE_OPEN_PROPOSALS, owner=owner, rows=rows).consume()
 
@@ -127,6 +134,12 @@ def open_proposals(tx: neo4j.ManagedTransaction, owner: str, limit: int, slug: s
 
 def slug_taken(tx: neo4j.ManagedTransaction, owner: str, slug: str) -> bool:
     return tx.run(SLUG_TAKEN, owner=owner, slug=slug).single() is not None
+
+
+def focus_called(tx: neo4j.ManagedTransaction, owner: str, key: str) -> str | None:
+    """The title of the focus area whose name reads as `key` (a normalised name), if there is one."""
+    record = tx.run(FOCUS_CALLED, owner=owner, key=key).single()
+    return record["title"] if record else None
 
 
 def accept_proposal(tx: neo4j.ManagedTransaction, owner: str, proposal: str, slug: str, title: str, key: str,
