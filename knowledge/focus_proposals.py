@@ -204,3 +204,13 @@ def dismiss_focus_proposal(tx: db.Tx, owner: str, proposal: str, by: str = "pers
     """The person does not want this group as a focus area: it is never proposed again (nor one much like it)."""
     if not queries.dismiss_proposal(tx, owner, proposal, by):
         raise InvalidRequest(f"No open focus-area proposal is called {proposal!r}: `subtext focus proposals` lists them.")
+
+
+def drop_accepted_focus(tx: db.Tx, owner: str, slug: str, by: str = "person") -> int:
+    """Undo an accepted proposal: its pages are unfiled and its focus page goes; the group counts as
+    dismissed from then on. Returns how many pages were unfiled."""
+    members = queries.drop_accepted_focus(tx, owner, slug, by)
+    if members is None:
+        raise InvalidRequest(f"{slug!r} is no focus area made from a proposal, or documents or facts are filed under it "
+                             "now: only an accepted proposal nothing else stands on can be dropped.")
+    return len(members)

@@ -73,3 +73,17 @@ def dismiss(
     with open_graph() as driver:
         db.write(driver, dismiss_focus_proposal, settings.owner, proposal)
     out.print(f"Dismissed {proposal}: it will not be proposed again.", markup=False, highlight=False)
+
+
+@focus_app.command("drop")
+def drop(
+    slug: str = typer.Argument(..., help="The focus area made by `subtext focus accept`."),
+) -> None:
+    """Undo an accepted proposal: its pages are unfiled and the focus area goes; the group is not proposed again."""
+    from knowledge.focus_proposals import drop_accepted_focus
+
+    settings = get_settings()
+    with open_graph() as driver:
+        unfiled = db.write(driver, drop_accepted_focus, settings.owner, slug)
+    out.print(f"Dropped the focus area {slug} and unfiled {counted(unfiled, 'page')}; the group will not be proposed again.",
+              markup=False, highlight=False)

@@ -54,6 +54,7 @@ async def test_groups_named_together_are_proposed_accepted_and_dismissed(graph, 
     from knowledge.focus_proposals import (
         accept_focus_proposal,
         dismiss_focus_proposal,
+        drop_accepted_focus,
         list_focus_proposals,
         propose_focus_areas,
     )
@@ -124,3 +125,10 @@ async def test_groups_named_together_are_proposed_accepted_and_dismissed(graph, 
     write(graph["upload"], "kickoff.md", "# Kickoff\n\nPriya Natarajan leads Project Kestrel for Tidewater Freight.\n")
     assert "ingested" in {o.status for o in ingest_paths([graph["upload"]]).outcomes}
     assert db.read(driver, focus_index, owner)[0]["members"] == 5
+
+    # Dropped, the accepted area goes and its group is not proposed again; a folder's area cannot be dropped.
+    with pytest.raises(InvalidRequest, match="only an accepted proposal"):
+        db.write(driver, drop_accepted_focus, owner, "snowflake")
+    assert db.write(driver, drop_accepted_focus, owner, "kestrel-rollout") == 5
+    assert db.read(driver, focus_index, owner) == []
+    assert db.write(driver, propose_focus_areas, owner, settings) == []

@@ -84,7 +84,7 @@ ACCEPT_PROPOSAL = """
 MATCH (fp:FocusProposal {owner: $owner, slug: $proposal, status: 'open'})
 CREATE (f:Page:Focus {owner: $owner, slug: $slug, kind: $focus_kind, title: $title, aliases: [],
                       name_keys: [$key], body: '', fact_count: 0, created_at: datetime(),
-                      updated_at: datetime(), created_by: 'focus proposal'})
+                      updated_at: datetime(), created_by: $made_by})
 WITH fp, f
 CALL (fp, f) {
   UNWIND $members AS member
@@ -98,6 +98,22 @@ DELETE fp
 RETURN filed
 """
 
+# An accepted area the person no longer wants: its filing goes, and the group is remembered as
+# dismissed, so it is not proposed again. Only an area made from a proposal, and only while
+# nothing else stands on it (no document filed in a folder of that name, no fact about it).
+DROP_ACCEPTED_FOCUS = """
+MATCH (f:Page:Focus {owner: $owner, slug: $slug})
+WHERE f.created_by = $made_by
+  AND NOT EXISTS { (:Fact)-[:ABOUT]->(f) }
+  AND NOT EXISTS { (s:Source {owner: $owner, focus: f.slug}) }
+OPTIONAL MATCH (m:Page {owner: $owner})-[:IN_CONTEXT]->(f)
+WITH f, collect(m.slug) AS members
+CREATE (:FocusProposal {owner: $owner, slug: f.slug, title: f.title, members: members, status: 'dismissed',
+                        evidence: 'accepted, then dropped', dismissed_at: datetime(), dismissed_by: $by})
+DETACH DELETE f
+RETURN members
+"""
+
 DISMISS_PROPOSAL = """
 MATCH (fp:FocusProposal {owner: $owner, slug: $proposal, status: 'open'})
 SET fp.status = 'dismissed', fp.dismissed_at = datetime(), fp.dismissed_by = $by
@@ -105,6 +121,7 @@ RETURN fp.slug AS slug
 """
 
 _KINDS = [k.value for k in ENTITY_KINDS]
+MADE_BY = "focus proposal"  # the `created_by` of a focus page made by accepting a proposal
 
 
 def thing_links(tx: neo4j.ManagedTransaction, owner: str) -> list[dict]:
@@ -148,7 +165,7 @@ def accept_proposal(tx: neo4j.ManagedTransaction, owner: str, proposal: str, slu
     proposal is no longer open. The caller checks that `slug` is free, under the lock taken here."""
     lock_graph(tx, owner)  # the person's write lock first, in the order every writer takes it
     record = tx.run(ACCEPT_PROPOSAL, owner=owner, proposal=proposal, slug=slug, title=title, key=key,
-                    members=members, kinds=_KINDS, focus_kind=PageKind.FOCUS.value).single()
+                    members=members, kinds=_KINDS, focus_kind=PageKind.FOCUS.value, made_by=MADE_BY).single()
     if record is None:
         return None
     bump_version(tx, owner)
@@ -158,3 +175,14 @@ def accept_proposal(tx: neo4j.ManagedTransaction, owner: str, proposal: str, slu
 def dismiss_proposal(tx: neo4j.ManagedTransaction, owner: str, proposal: str, by: str) -> bool:
     lock_graph(tx, owner)
     return tx.run(DISMISS_PROPOSAL, owner=owner, proposal=proposal, by=by).single() is not None
+
+
+def drop_accepted_focus(tx: neo4j.ManagedTransaction, owner: str, slug: str, by: str) -> list[str] | None:
+    """Unfile an accepted area's pages and delete its page; the slugs it held, or None when `slug` is
+    no accepted area that nothing else stands on."""
+    lock_graph(tx, owner)
+    record = tx.run(DROP_ACCEPTED_FOCUS, owner=owner, slug=slug, made_by=MADE_BY, by=by).single()
+    if record is None:
+        return None
+    bump_version(tx, owner)
+    return record["members"]
