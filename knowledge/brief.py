@@ -177,24 +177,30 @@ def who_you_are(name: str, you_facts: list[str]) -> str:
     return "" if unnamed else f"You are {name}."
 
 
-# Words after a name that start no predicate of it: 'PEP as proposed offers…', 'Python in 2.5'.
-_NOT_A_PREDICATE = frozenset("as in for to and or but on by if when that which who than into onto per via".split())
-# What a predicate after a thing's name opens with when it is no verb ending in -s or -ed.
+# Words after a thing's name that start no predicate of it: 'PEP as proposed offers…', 'Python in 2.5'.
+_NOT_A_PREDICATE = frozenset("as in for and or but on by if when that which who than into onto per via".split())
+# What a predicate after a thing's name opens with when it is no verb ending in -s or -ed, no
+# adverb in -ly and no negated auxiliary ("won't", "didn't").
 _PREDICATE_OPENERS = frozenset(
-    "is was are were be been has had have will would can could should may might must shall did does do "
-    "also now still just then never already first only often no not "
+    "is was are were be been has had have will would can could should may might must shall did does do cannot "
+    "to also now still just then never already again soon no not "
     "ran led met made built took gave sent got went came kept left paid sold bought brought held lost won "
-    "began broke chose drew fell found grew knew rose saw set shut spent split stood told wrote".split())
+    "began became broke chose drew fell found grew knew rose saw set shut spent split stood told wrote "
+    "hit cut put let read said thought sought spoke felt fed caught taught fought meant heard understood "
+    "forgot withdrew drove rode wore struck".split())
 
 
 def _opens_a_predicate(word: str, person: bool) -> bool:
     """Whether `word`, right after a name, begins what is said of it. After a person's name a lower-case
-    word nearly always does ('sent the volumes'); after a thing's name it is often more of the name
-    ('the BDFL pronouncement for inclusion in 2.5', 'Grafana dashboard'), so there it must read as a verb."""
-    word = word.lower()
+    word nearly always does ('sent the volumes', 'to review the draft', 'in finance approved…');
+    after a thing's name it is often more of the name ('the BDFL pronouncement for inclusion in 2.5',
+    'Grafana dashboard'), so there it must read as a verb."""
+    if person:
+        return True
+    word = word.lower().rstrip(",;:.!?")
     if word in _NOT_A_PREDICATE:
         return False
-    if person or word in _PREDICATE_OPENERS:
+    if word in _PREDICATE_OPENERS or word.endswith(("n't", "n’t")) or (len(word) > 4 and word.endswith("ly")):
         return True
     return len(word) > 3 and word.endswith(("s", "ed")) and not word.endswith(("ss", "us", "is", "ics"))
 

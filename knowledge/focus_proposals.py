@@ -24,11 +24,13 @@ from collections import Counter, defaultdict
 import networkx as nx
 
 from graph_schema import db
+from graph_schema.access import ScopeKind
 from graph_schema.errors import InvalidRequest
 from graph_schema.kinds import PageKind
 from graph_schema.models import PageRef
 from graph_schema.plain_text import plain_name
 from graph_schema.queries import focus_proposals as queries
+from graph_schema.queries.access import list_keys
 from graph_schema.queries.owners import lock_graph
 from graph_schema.settings import Settings
 from graph_schema.slugs import normalise_name, slugify
@@ -184,7 +186,8 @@ def accept_focus_proposal(tx: db.Tx, owner: str, proposal: str, title: str | Non
     slug = slugify(chosen_title) if title else found.slug
     if queries.slug_taken(tx, owner, slug):
         raise InvalidRequest(f"A page already has the slug {slug!r}: give the focus area another title.")
-    same_name = queries.focus_called(tx, owner, normalise_name(chosen_title))
+    key = normalise_name(chosen_title) or slugify(chosen_title)  # as a folder's documents look their area up
+    same_name = queries.focus_called(tx, owner, key)
     if same_name is not None:  # a folder's documents find their area by its name: two would split it
         raise InvalidRequest(f"The focus area {same_name!r} is called so already: give this one another title.")
     if not found.pages:
@@ -193,7 +196,7 @@ def accept_focus_proposal(tx: db.Tx, owner: str, proposal: str, title: str | Non
                                  applied=False)
     if not apply:
         return acceptance
-    filed = queries.accept_proposal(tx, owner, proposal, slug, chosen_title, normalise_name(chosen_title),
+    filed = queries.accept_proposal(tx, owner, proposal, slug, chosen_title, key,
                                     [p.slug for p in found.pages])
     if filed is None:  # only if it went between the read and the write, which the lock rules out
         raise InvalidRequest(f"The proposal {proposal!r} was answered meanwhile; `subtext focus proposals` lists those open.")
@@ -209,8 +212,17 @@ def dismiss_focus_proposal(tx: db.Tx, owner: str, proposal: str, by: str = "pers
 def drop_accepted_focus(tx: db.Tx, owner: str, slug: str, by: str = "person") -> int:
     """Undo an accepted proposal: its pages are unfiled and its focus page goes; the group counts as
     dismissed from then on. Returns how many pages were unfiled."""
+    lock_graph(tx, owner)
+    # a key scoped to the area would see nothing, and then whatever area takes the slug next
+    scoped = sorted(k.name for k in list_keys(tx, owner)
+                    if not k.revoked and k.scope.kind is ScopeKind.FOCUS and slug in k.scope.focus)
+    if scoped:
+        raise InvalidRequest(f"The access key{'s' if len(scoped) > 1 else ''} {', '.join(map(repr, scoped))} "
+                             f"{'are' if len(scoped) > 1 else 'is'} scoped to {slug!r}: revoke "
+                             f"{'them' if len(scoped) > 1 else 'it'} (`subtext keys revoke NAME`) before dropping the area.")
     members = queries.drop_accepted_focus(tx, owner, slug, by)
     if members is None:
-        raise InvalidRequest(f"{slug!r} is no focus area made from a proposal, or documents or facts are filed under it "
-                             "now: only an accepted proposal nothing else stands on can be dropped.")
+        raise InvalidRequest(f"{slug!r} is no focus area made from a proposal, or something else stands on it now "
+                             "(a document filed in a folder of that name, a fact about it, a link you made): only an "
+                             "accepted proposal nothing else stands on can be dropped.")
     return len(members)

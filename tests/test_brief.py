@@ -115,6 +115,14 @@ def test_why_someone_matters_is_what_the_facts_say_they_do_not_more_of_their_nam
                           person=False) == "replaced the old charts"
     assert why_it_matters("Zephyr", [], ["Zephyr ships in February with the new API."], person=False) \
         == "ships in February with the new API"
+    # found in review: a person's 'to …' and 'in …' were dropped too; a thing's adverb, negation
+    # and irregular past were not read as predicates
+    assert why_it_matters("Priya", [], ["Priya to review the draft by Friday."]) == "to review the draft by Friday"
+    assert why_it_matters("Daniel", [], ["Daniel in finance approved the budget."]) == "in finance approved the budget"
+    for fact, said in (("Acme won't renew the contract.", "won't renew the contract"),
+                       ("Acme finally signed the renewal.", "finally signed the renewal"),
+                       ("Acme became our biggest customer.", "became our biggest customer")):
+        assert why_it_matters("Acme", [], [fact], person=False) == said
 
 
 def test_a_tight_budget_shares_its_room_between_decisions_and_open_items():

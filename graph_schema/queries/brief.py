@@ -58,13 +58,15 @@ FOCUS_MATERIAL = """
 MATCH (focus:Page:Focus {owner: $owner})
 WHERE ($visible IS NULL OR focus.slug IN $visible) AND ($only_focus IS NULL OR focus.slug = $only_focus)
 // An area's sources: the documents filed in its folder, and, for the pages the person filed under
-// it by hand (an accepted proposal), the documents that name those pages.
+// it by hand (an accepted proposal), the notes in no folder that name those pages (a folder's
+// documents are its own area's: they never make another area look active).
 CALL (focus) {
   CALL (focus) {
     MATCH (s:Source {owner: $owner, focus: focus.slug, status: 'ingested'})
     RETURN s
     UNION
     MATCH (focus)<-[:IN_CONTEXT {manual: true}]-(:Page)<-[:MENTIONS]-(s:Source {owner: $owner, status: 'ingested'})
+    WHERE s.focus IS NULL
     RETURN s
   }
   WITH s WHERE """ + SOURCE_IN_SIGHT + """
@@ -78,7 +80,7 @@ CALL (focus) {
   WHERE $visible IS NULL OR m.slug IN $visible
   CALL (m, focus, filed) {
     OPTIONAL MATCH (m)<-[x:MENTIONS]-(s:Source {owner: $owner, status: 'ingested'})
-    WHERE (s.focus = focus.slug OR coalesce(filed.manual, false)) AND """ + SOURCE_IN_SIGHT + """
+    WHERE (s.focus = focus.slug OR (coalesce(filed.manual, false) AND s.focus IS NULL)) AND """ + SOURCE_IN_SIGHT + """
       AND EXISTS { MATCH (s)<-[:FROM]-(own:Fact)-[:ABOUT]->(m)
                    WHERE NOT own.retired AND COUNT { (own)-[:FROM]->(:Source) } = 1 }
     RETURN count(x) AS weight
@@ -100,7 +102,9 @@ CALL (focus) {
     MATCH (f:Fact)-[:ABOUT]->(focus)
     RETURN f
     UNION
+    // about a page filed by hand, from notes in no folder (the loose area leaves these to it)
     MATCH (focus)<-[:IN_CONTEXT {manual: true}]-(:Page)<-[:ABOUT]-(f:Fact)
+    WHERE NOT EXISTS { (f)-[:FROM]->(o:Source {status: 'ingested'}) WHERE o.focus IS NOT NULL }
     RETURN f
   }
 """ + _FACT_ROWS + """}
@@ -136,6 +140,7 @@ CALL (sources) {
     // a fact a focus area lists already (from one of its documents, or about it) is not listed twice
     AND NOT EXISTS { (f)-[:FROM]->(o:Source {status: 'ingested'}) WHERE o.focus IS NOT NULL }
     AND NOT EXISTS { (f)-[:ABOUT]->(:Page:Focus) }
+    AND NOT EXISTS { (f)-[:ABOUT]->(:Page)-[:IN_CONTEXT {manual: true}]->(:Page:Focus) }  // an accepted area's
 """ + _FACT_ROWS + """}
 WITH source_count, last_activity, members, member_count, collect(fact) AS typed
 RETURN null AS slug, null AS title, 'loose' AS kind, members, member_count, source_count, last_activity,

@@ -100,12 +100,14 @@ RETURN filed
 
 # An accepted area the person no longer wants: its filing goes, and the group is remembered as
 # dismissed, so it is not proposed again. Only an area made from a proposal, and only while
-# nothing else stands on it (no document filed in a folder of that name, no fact about it).
+# nothing else stands on it (no document filed in a folder of that name, no fact about it, no link
+# or answer of the person's).
 DROP_ACCEPTED_FOCUS = """
 MATCH (f:Page:Focus {owner: $owner, slug: $slug})
 WHERE f.created_by = $made_by
   AND NOT EXISTS { (:Fact)-[:ABOUT]->(f) }
   AND NOT EXISTS { (s:Source {owner: $owner, focus: f.slug}) }
+  AND NOT EXISTS { (f)-[r]-() WHERE type(r) <> 'IN_CONTEXT' }  // a link or an answer the person made stays
 OPTIONAL MATCH (m:Page {owner: $owner})-[:IN_CONTEXT]->(f)
 WITH f, collect(m.slug) AS members
 CREATE (:FocusProposal {owner: $owner, slug: f.slug, title: f.title, members: members, status: 'dismissed',
