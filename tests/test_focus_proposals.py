@@ -141,6 +141,11 @@ async def test_groups_named_together_are_proposed_accepted_and_dismissed(graph, 
     assert "ingested" in {o.status for o in ingest_paths([graph["upload"]]).outcomes}
     assert db.read(driver, focus_index, owner)[0]["members"] == 5
 
+    # found in review: renaming a focus area to another's name split that folder's area as accepting did
+    from graph_schema.queries.navigation import rename_page
+    with pytest.raises(InvalidRequest, match="focus area 'ops' is called so already"):
+        db.write(driver, rename_page, owner, "kestrel-rollout", "Ops")
+
     # Dropped, the accepted area goes and its group is not proposed again; a folder's area cannot be
     # dropped, nor one a key is scoped to (found in review: the key then saw whatever area took the slug next).
     with pytest.raises(InvalidRequest, match="only an accepted proposal"):

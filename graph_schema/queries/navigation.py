@@ -6,10 +6,11 @@ from enum import Enum
 
 import neo4j
 
+from graph_schema.errors import InvalidRequest
 from graph_schema.kinds import ENTITY_KINDS, PageKind
 from graph_schema.queries.owners import bump_version, lock_graph
 from graph_schema.queries.sight import link_in_sight, link_sources_in_sight, readable_chars
-from graph_schema.slugs import normalise_name
+from graph_schema.slugs import normalise_name, slugify
 
 
 class LinkOutcome(str, Enum):
@@ -267,8 +268,21 @@ def focus_home(tx: neo4j.ManagedTransaction, owner: str, slug: str, document_kin
     return dict(record) if record else None
 
 
+# Another focus area known by the name a focus page is to take: a folder's documents find their
+# area by its name, so two areas of one name would split the folder's.
+FOCUS_NAME_TAKEN = """
+MATCH (p:Page:Focus {owner: $owner, slug: $slug})
+MATCH (other:Page:Focus {owner: $owner})
+WHERE other <> p AND $key IN coalesce(other.name_keys, [])
+RETURN other.title AS title LIMIT 1
+"""
+
+
 def rename_page(tx: neo4j.ManagedTransaction, owner: str, slug: str, title: str) -> bool:
     lock_graph(tx, owner)  # the person's write lock first, in the order every writer takes it
+    clash = tx.run(FOCUS_NAME_TAKEN, owner=owner, slug=slug, key=normalise_name(title) or slugify(title)).single()
+    if clash is not None:
+        raise InvalidRequest(f"The focus area {clash['title']!r} is called so already: give this one another title.")
     # The name the person gave is one later documents find the page by (a page that was only its
     # own document's 'the Court' had none).
     renamed = tx.run(RENAME_PAGE, owner=owner, slug=slug, title=title, key=normalise_name(title)).single() is not None
