@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from graph_schema import db  # noqa: E402
 from graph_schema.queries.focus_proposals import thing_links  # noqa: E402
 from graph_schema.settings import get_settings  # noqa: E402
-from knowledge.focus_proposals import _groups, _link_graph, propose_focus_areas  # noqa: E402
+from knowledge.focus_proposals import link_graph, page_groups, propose_focus_areas  # noqa: E402
 
 
 def _median_ms(work: Callable[[], object], runs: int) -> tuple[float, object]:
@@ -47,11 +47,11 @@ def main() -> None:
     driver = db.open_driver(settings)
     try:
         read_ms, links = _median_ms(lambda: db.read(driver, thing_links, settings.owner), args.runs)
-        graph, _ = _link_graph(links)
+        graph, _ = link_graph(links)
         print(f"{settings.owner}: {graph.number_of_nodes()} linked pages, {graph.number_of_edges()} links "
               f"(read in {read_ms:.0f} ms)")
         algorithms = {
-            "louvain (split over max pages, as proposed)": lambda: _groups(graph, set(graph.nodes), settings),
+            "louvain (split over max pages, as proposed)": lambda: page_groups(graph, set(graph.nodes), settings),
             "label propagation": lambda: [set(c) for c in nx.community.label_propagation_communities(graph)],
             "greedy modularity": lambda: [set(c) for c in nx.community.greedy_modularity_communities(graph, weight="weight")],
         }

@@ -48,14 +48,23 @@ def narrate_brief(brief: BriefView, client: LlmClient, settings: Settings) -> st
     within the brief's token budget; None when the model gave nothing traceable."""
     if not brief.lines:
         return None
-    statements = "\n".join(f"[{n}] {line.text}" for n, line in enumerate(brief.lines, start=1))
+    return narrate(_TASK, [line.text for line in brief.lines], client, settings, settings.brief_token_budget,
+                   "no sentence of the narrative cited a statement of the brief")
+
+
+def narrate(task: str, statements: list[str], client: LlmClient, settings: Settings, budget: int,
+            nothing_cited: str) -> str | None:
+    """Prose the model writes from `statements` (shown numbered from 1) for `task`: the sentences that
+    cite only real statements, within `budget` tokens; None when it gave nothing traceable (counted
+    as a fall-back, `nothing_cited` saying why, when it answered)."""
+    numbered = "\n".join(f"[{n}] {text}" for n, text in enumerate(statements, start=1))
     # room for the JSON around sentences as long as the brief itself may be
-    answer = client.ask(_TASK, statements, Narrative, max_tokens=settings.llm_max_output_tokens + 2 * settings.brief_token_budget)
+    answer = client.ask(task, numbered, Narrative, max_tokens=settings.llm_max_output_tokens + 2 * settings.brief_token_budget)
     if answer is None:
         return None
-    kept = traceable_sentences(answer, len(brief.lines), settings)
+    kept = traceable_sentences(answer, len(statements), settings, budget)
     if not kept:
-        return client.fall_back("no sentence of the narrative cited a statement of the brief")
+        return client.fall_back(nothing_cited)
     return " ".join(kept)
 
 

@@ -12,7 +12,7 @@ call the model.
 from __future__ import annotations
 
 from graph_schema.settings import Settings
-from knowledge.brief_narrative import Narrative, traceable_sentences
+from knowledge.brief_narrative import narrate
 from knowledge.compile import one_line
 from knowledge.llm import LlmClient
 from knowledge.types import CompiledPackage, NarrativeStatement
@@ -37,13 +37,8 @@ def narrate_package(package: CompiledPackage, client: LlmClient, settings: Setti
     statements = package_statements(package, settings.llm_compile_max_statements)
     if not statements:
         return
-    numbered = "\n".join(f"[{n}] {s.text}" for n, s in enumerate(statements, start=1))
     task = _TASK + (f"\n\nThe task: {package.intent}" if package.intent else "")
-    answer = client.ask(task, numbered, Narrative, max_tokens=settings.llm_max_output_tokens + 2 * settings.brief_token_budget)
-    if answer is None:
-        return
-    kept = traceable_sentences(answer, len(statements), settings, settings.deep_compile_token_budget)
-    if not kept:
-        client.fall_back("no sentence of the compile narrative cited one of its statements")
-        return
-    package.narrative, package.narrative_statements = " ".join(kept), statements
+    prose = narrate(task, [s.text for s in statements], client, settings, settings.deep_compile_token_budget,
+                    "no sentence of the compile narrative cited one of its statements")
+    if prose:
+        package.narrative, package.narrative_statements = prose, statements

@@ -42,7 +42,7 @@ _MAX_TITLE_CHARS = 200  # as a page's title set with rename_page
 _MAX_SPLITS = 3  # how many times a group too large to propose is split again before it is dropped
 
 
-def _link_graph(links: list[dict]) -> tuple[nx.Graph, dict[tuple[str, str], set[str]]]:
+def link_graph(links: list[dict]) -> tuple[nx.Graph, dict[tuple[str, str], set[str]]]:
     """Pages as nodes, a link's weight the documents behind it (a link made by hand counts one)."""
     sources: dict[tuple[str, str], set[str]] = defaultdict(set)
     manual: set[tuple[str, str]] = set()
@@ -72,7 +72,7 @@ def _cohesion(graph: nx.Graph, group: set[str]) -> tuple[float, dict[str, float]
     return (sum(inside.values()) / total if total else 0.0), inside
 
 
-def _groups(graph: nx.Graph, nodes: set[str], settings: Settings, splits: int = 0) -> list[set[str]]:
+def page_groups(graph: nx.Graph, nodes: set[str], settings: Settings, splits: int = 0) -> list[set[str]]:
     """Louvain communities of `nodes`; one larger than `focus_proposal_max_pages` is split again
     within itself (it is too broad to be one area of work), and left out when it does not split."""
     found = nx.community.louvain_communities(graph.subgraph(sorted(nodes)), weight="weight",
@@ -82,7 +82,7 @@ def _groups(graph: nx.Graph, nodes: set[str], settings: Settings, splits: int = 
         if len(group) <= settings.focus_proposal_max_pages:
             groups.append(set(group))
         elif len(found) > 1 and splits < _MAX_SPLITS:
-            groups.extend(_groups(graph, set(group), settings, splits + 1))
+            groups.extend(page_groups(graph, set(group), settings, splits + 1))
     return groups
 
 
@@ -112,11 +112,11 @@ def propose_focus_areas(tx: db.Tx, owner: str, settings: Settings) -> list[Focus
     (replacing the previous open ones; dismissed ones stay). Returns them, largest first."""
     # The lock first: an accept or a dismissal meanwhile would otherwise be proposed again.
     lock_graph(tx, owner)
-    graph, sources = _link_graph(queries.thing_links(tx, owner))
+    graph, sources = link_graph(queries.thing_links(tx, owner))
     if graph.number_of_nodes() == 0:
         queries.replace_open_proposals(tx, owner, [])
         return []
-    groups = _groups(graph, set(graph.nodes), settings)
+    groups = page_groups(graph, set(graph.nodes), settings)
     pages = {p["slug"]: p for p in queries.pages_grouped(tx, owner, sorted(graph.nodes))}
     dismissed = queries.dismissed_member_sets(tx, owner)
     largest = settings.focus_proposal_max_share * graph.number_of_nodes()

@@ -240,21 +240,22 @@ def context_brief(context: AssetExecutionContext, graph: GraphResource) -> Mater
     started = time.perf_counter()
     with retried_when_graph_unavailable(context):
         owner = graph.owner_for(batch_keys(context), context.run.tags)
+        settings, driver = get_settings(), graph.driver()
         # with SUBTEXT_LLM_MODEL set, the model judges the open review pairs, then narrates the brief
-        client = llm_client(get_settings())
-        judged = judge_review_pairs_with_llm(owner, get_settings(), graph.driver(), client)
+        client = llm_client(settings)
+        judged = judge_review_pairs_with_llm(owner, settings, driver, client)
         verdicts = {} if judged is None else {
             f"llm_review_{v.replace(' ', '_')}": judged[0].count(v) for v in ("same", "different", "unsure", "no answer")}
         # …and chooses the kind of pages whose sources disagree on it
-        kinds = judge_kinds_with_llm(owner, get_settings(), graph.driver(), client)
+        kinds = judge_kinds_with_llm(owner, settings, driver, client)
         if kinds is not None:
             verdicts |= {"llm_kind_asked": len(kinds.judged), "llm_kind_changed": kinds.changed}
         # …and judges the contradictions the rules found on the pages updated last
-        conflicts = judge_conflicts_with_llm(owner, get_settings(), graph.driver(), client)
+        conflicts = judge_conflicts_with_llm(owner, settings, driver, client)
         if conflicts is not None:
             verdicts |= {"llm_conflicts_exclusive": conflicts.count(True), "llm_conflicts_compatible": conflicts.count(False),
                          "llm_conflicts_no_answer": conflicts.count(None)}
-        with db.session(graph.driver()) as session:
+        with db.session(driver) as session:
             brief = rebuild_brief(session, owner, embed_texts_remembered, client) if session.read(brief_is_stale, owner) else None
     llm = {} if client is None else {**client.usage.as_metadata(), **verdicts,
                                      "llm_narrative": bool(brief is not None and brief.narrative)}

@@ -16,8 +16,9 @@ batch is resolved again inside the lock, against the pages as they are now, befo
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import neo4j
 
@@ -39,6 +40,8 @@ from knowledge.llm import LlmClient, LlmUsage, llm_client
 from knowledge.conflict_verdicts import ConflictVerdicts, judge_conflicts
 from knowledge.kind_verdicts import KindVerdicts, judge_kinds
 from knowledge.review_verdicts import ReviewVerdicts, judge_review_pairs
+
+T = TypeVar("T")
 
 
 def path_of_key(key: str, settings: Settings) -> Path | str:
@@ -200,38 +203,32 @@ def _resolve_again(
     return resolve_documents(extracted, known_pages(tx, owner), settings, embed_texts, lookup, named_with)
 
 
-def judge_conflicts_with_llm(owner: str, settings: Settings, driver: neo4j.Driver,
-                             client: LlmClient | None = None) -> ConflictVerdicts | None:
-    """After a run's writes, the configured LLM's judgement of the candidate contradictions on the
-    person's most recently updated pages (knowledge.conflict_verdicts); None, and no call, when no
-    LLM is configured."""
+def _judged_by_llm(settings: Settings, driver: neo4j.Driver, client: LlmClient | None,
+                   judge: Callable[[db.GraphSession, LlmClient], T]) -> T | None:
+    """`judge` run with the configured LLM (counted on `client`, a new one when None is given) after
+    a run's writes; None, and no call, when no LLM is configured."""
     client = client or llm_client(settings)
     if client is None:
         return None
     with db.session(driver) as session:
-        return judge_conflicts(session, owner, settings, client)
+        return judge(session, client)
+
+
+def judge_conflicts_with_llm(owner: str, settings: Settings, driver: neo4j.Driver,
+                             client: LlmClient | None = None) -> ConflictVerdicts | None:
+    """The LLM's judgement of the candidate contradictions on the person's most recently updated
+    pages (knowledge.conflict_verdicts)."""
+    return _judged_by_llm(settings, driver, client, lambda session, llm: judge_conflicts(session, owner, settings, llm))
 
 
 def judge_kinds_with_llm(owner: str, settings: Settings, driver: neo4j.Driver,
                          client: LlmClient | None = None) -> KindVerdicts | None:
-    """After a run's writes, the configured LLM's kind for the person's pages whose sources disagree
-    on it (knowledge.kind_verdicts), counted on `client` (a new one when None is given); None, and
-    no call, when no LLM is configured."""
-    client = client or llm_client(settings)
-    if client is None:
-        return None
-    with db.session(driver) as session:
-        return judge_kinds(session, owner, settings, client)
+    """The LLM's kind for the person's pages whose sources disagree on it (knowledge.kind_verdicts)."""
+    return _judged_by_llm(settings, driver, client, lambda session, llm: judge_kinds(session, owner, settings, llm))
 
 
 def judge_review_pairs_with_llm(owner: str, settings: Settings, driver: neo4j.Driver,
                                 client: LlmClient | None = None) -> tuple[ReviewVerdicts, LlmUsage] | None:
-    """After a run's writes, the configured LLM's verdicts on the person's open review pairs
-    (knowledge.review_verdicts), counted on `client` (a new one when None is given); None, and no
-    call, when no LLM is configured."""
-    client = client or llm_client(settings)
-    if client is None:
-        return None
-    with db.session(driver) as session:
-        verdicts = judge_review_pairs(session, owner, settings, client, embed_texts)
-    return verdicts, client.usage
+    """The LLM's verdicts on the person's open review pairs (knowledge.review_verdicts), with the usage."""
+    return _judged_by_llm(settings, driver, client, lambda session, llm: (
+        judge_review_pairs(session, owner, settings, llm, embed_texts), llm.usage))

@@ -297,18 +297,23 @@ DETACH DELETE p, v
 RETURN collect(slug) AS slugs
 """
 
+# The first `$per_page` live facts of the page bound to `p`, in document order, as `first_facts`:
+# what a page is, as its vector and an LLM judge read it.
+FIRST_FACTS = """
+CALL (p) {
+  OPTIONAL MATCH (f:Fact)-[:ABOUT]->(p) WHERE NOT f.retired
+  WITH f ORDER BY f.first_seen, f.position, f.text
+  RETURN collect(f.text)[..$per_page] AS first_facts
+}"""
+
 # What a page's vector is rebuilt from once it lost a fact: its first live facts (as a mention's
 # context is, when the page is created), or its title when none is left. Pages without a vector
 # (the person's own page, focus areas) are left without one.
 PAGE_EMBEDDING_FACTS = """
 UNWIND $slugs AS slug
 MATCH (p:Page {owner: $owner, slug: slug})-[:HAS_VECTOR]->(:PageVector)
-CALL (p) {
-  OPTIONAL MATCH (f:Fact)-[:ABOUT]->(p) WHERE NOT f.retired
-  WITH f ORDER BY f.first_seen, f.position, f.text
-  RETURN collect(f.text)[..$per_page] AS texts
-}
-RETURN p.slug AS slug, p.title AS title, texts
+""" + FIRST_FACTS + """
+RETURN p.slug AS slug, p.title AS title, first_facts AS texts
 """
 SET_PAGE_EMBEDDINGS = """
 UNWIND $rows AS row

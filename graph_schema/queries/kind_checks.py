@@ -5,6 +5,7 @@ from __future__ import annotations
 import neo4j
 
 from graph_schema.kinds import ENTITY_KINDS, PageKind
+from graph_schema.queries.documents import FIRST_FACTS
 
 # Pages the live sources read as two or more kinds ('Quillsoft' a firm in one note, a tool in the
 # next), whose kind the person did not set and whose readings no model has answered on yet (an
@@ -20,13 +21,9 @@ CALL (p) {
 }
 WITH p, read, sources, ruled WHERE size(read) >= 2 AND coalesce(p.llm_kind_readings, []) <> read
 WITH p, read, sources, ruled ORDER BY coalesce(p.fact_count, 0) DESC, p.slug LIMIT $limit
-CALL (p) {
-  OPTIONAL MATCH (f:Fact)-[:ABOUT]->(p) WHERE NOT f.retired
-  WITH f ORDER BY f.first_seen, f.position, f.text
-  RETURN collect(f.text)[..$per_page] AS facts
-}
+""" + FIRST_FACTS + """
 RETURN p.slug AS slug, p.title AS title, p.kind AS kind, coalesce(p.aliases, []) AS aliases, read, sources, ruled,
-       facts
+       first_facts AS facts
 """
 
 # What the model answered, kept on the page with the readings it was given; the page's kind is

@@ -9,7 +9,7 @@ import neo4j
 
 from graph_schema.kinds import ENTITY_KINDS
 from graph_schema.models import ReviewPair
-from graph_schema.queries.documents import RENDER_BODIES, WRITE_REVIEW_PAIRS, fold_page
+from graph_schema.queries.documents import FIRST_FACTS, RENDER_BODIES, WRITE_REVIEW_PAIRS, fold_page
 from graph_schema.queries.owners import bump_version, lock_graph
 
 REVIEW_PAIRS = """
@@ -53,12 +53,8 @@ RETURN y.title AS from_title, y.kind AS from_kind, x.title AS into_title, x.kind
 PAGES_DESCRIBED = """
 UNWIND $slugs AS slug
 MATCH (p:Page {owner: $owner, slug: slug})
-CALL (p) {
-  OPTIONAL MATCH (f:Fact)-[:ABOUT]->(p) WHERE NOT f.retired
-  WITH f ORDER BY f.first_seen, f.position, f.text
-  RETURN collect(f.text)[..$per_page] AS facts
-}
-RETURN p.slug AS slug, p.title AS title, p.kind AS kind, coalesce(p.aliases, []) AS aliases, facts
+""" + FIRST_FACTS + """
+RETURN p.slug AS slug, p.title AS title, p.kind AS kind, coalesce(p.aliases, []) AS aliases, first_facts AS facts
 """
 
 
