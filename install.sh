@@ -45,6 +45,14 @@ stamp=$STATE/install.stamp
 want=$(cat pyproject.toml install.sh | sha256sum | cut -c1-16)
 if [[ ! -x $PY ]] || [[ "$(cat "$stamp" 2>/dev/null)" != "$want" ]]; then
   say "Python packages into .venv (torch first, pinned)"
+  # PyPI's torch brings CUDA libraries (about 7 GB of .venv in all; 3 GB with a CPU build from
+  # /opt/wheels). Say so before pip runs out of room half-way with a bare "No space left on device".
+  need_gb=8; compgen -G "/opt/wheels/torch-*.whl" >/dev/null && need_gb=4
+  free_gb=$(( $(df -Pk "$ROOT" | awk 'NR==2 {print $4}') / 1048576 ))
+  if [[ ! -x $PY ]] && (( free_gb < need_gb )); then
+    echo "install.sh: only ${free_gb} GB are free on the disk of $ROOT and the Python packages need about ${need_gb} GB; free some space (or put a CPU build of torch in /opt/wheels) and run it again." >&2
+    exit 1
+  fi
   [[ -x $PY ]] || "$PYTHON" -m venv "$VENV"
   "$PY" -m pip install -q --upgrade pip
   # torch alone first so that no later resolver pulls a second, different build.

@@ -144,6 +144,7 @@ class Settings(BaseSettings):
     known_name_part_max_zipf: float = Field(default=3.5, description="'Apache Kafka' is also known as 'Kafka' when the one word after a brand's name is no plural and rarer than this in English (wordfreq's Zipf scale: 'kafka' 3.0, 'airflow' 3.1; 'analytics' 3.8 and 'browser' 3.9 stay words).")
     known_name_lower_max_zipf: float = Field(default=3.0, description="A lower-case word that a known software or brand name spells is that name when it is rarer than this ('dbt' 2.4, 'okta' 1.6; 'linear' 4.1 and 'snowflake' 3.3 stay words).")
     headline_max_words: int = Field(default=12, description="A document's first line of at most this many words, with no sentence punctuation at its end, is its headline: a short form used there may come before the full name it stands for.")
+    generic_head_min_zipf: float = Field(default=4.2, description="A one-word name after 'the' is a generic head (another document's 'the Court' is another court) only when the word is at least this frequent in everyday English: 'court' 5.4, 'bureau' 4.4; 'the Beacon data mapping' names a product (3.7).")
     common_word_min_zipf: float = Field(default=3.5, description="A word at least this frequent in everyday English (wordfreq's Zipf scale: 'court' 5.2, 'slack' 3.7, 'kafka' 3.0, 'figma' 1.7) is a common word: alone it may name different things in different documents.")
     initials_max_chars: int = Field(default=5, description="Longest short label of a person ('AP', 'JdS') meeting notes define; a full name is never matched across documents by one.")
 

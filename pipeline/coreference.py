@@ -114,6 +114,29 @@ def join_organisation_names(document: ExtractedDocument, dominance_ratio: float)
     return folded
 
 
+# Words that name an edition or a hosting of a product, not another product: 'Metabase Cloud',
+# 'Slack Enterprise', 'Office Online' ('SQL Server' and 'GitHub Desktop' are products of their own).
+_EDITION_WORDS = frozenset({"cloud", "pro", "enterprise", "premium", "plus", "online", "community",
+                            "edition", "standard", "business", "starter", "lite", "free", "hosted", "self-hosted", "saas"})
+
+
+def join_tool_editions(document: ExtractedDocument) -> dict[int, int]:
+    """Fold 'Metabase Cloud' and 'Metabase Pro' into the tool 'Metabase' the document also names (in
+    place): an edition of a product is the product. {folded index: kept index}."""
+    entities = document.entities
+    by_key = {normalise_name(e.name): i for i, e in enumerate(entities) if e.kind is PageKind.TOOL}
+    folded: dict[int, int] = {}
+    for i, entity in enumerate(entities):
+        words = normalise_name(entity.name).split()
+        if entity.kind is not PageKind.TOOL or len(words) < 2 or not all(w in _EDITION_WORDS for w in words[1:]):
+            continue
+        kept = by_key.get(words[0])
+        if kept is not None and kept != i and kept not in folded:
+            _absorb(entities[kept], entity, shorter=False)
+            folded[i] = kept
+    return folded
+
+
 def _join_firms_short_forms(entities: list, orgs: list[int], folded: dict[int, int]) -> None:
     """'Sunbeck' read as a person or a tool beside 'Sunbeck Labs': the coined word of a firm named
     for its trade is that firm, when it is of exactly one firm of the document and no given name

@@ -46,7 +46,7 @@ from pipeline.also_known_as import alias_pairs
 from pipeline.fact_kinds import type_facts
 from pipeline.header_facts import dated_facts, non_name_spans
 from pipeline.header_people import read_header
-from pipeline.coreference import join_office_to_holder, join_organisation_names, join_person_names, title_words
+from pipeline.coreference import join_office_to_holder, join_organisation_names, join_person_names, join_tool_editions, title_words
 from pipeline.kind_model import _drop_entities, type_entities
 from pipeline.not_names import names_nothing
 from pipeline.note_sections import section_breaks
@@ -456,8 +456,8 @@ def _merge_short_org_names(groups: dict[str, _Group], text: str) -> None:
     while joined:  # again once a join leaves one fit: 'Court' after 'Supreme Court' joined its court of cassation
         joined = False
         for key in orgs:
-            if key not in groups or groups[key].certain_kind is not None:
-                continue
+            if key not in groups or groups[key].certain_kind not in (None, PageKind.ORGANISATION):
+                continue  # an attendee's employer ('…, Tidewell') is an organisation by rule, and may be a short form
             fits = [
                 fk for fk in orgs
                 if fk != key and fk in groups and names.short_org_form(key.split(), fk.split())
@@ -604,7 +604,7 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]],
         if kind is PageKind.PERSON:
             start = names.start_with_titles(text, start)
             end = names.end_with_number(text, end)
-        elif (product_end := names.product_before_its_part(text[start:end])) is not None:
+        elif (product_end := names.product_before_its_part(text[start:end], known)) is not None:
             end = start + product_end  # 'the Airflow DAG' is Airflow, used
         surface = text[start:end]
         authors = names.cited_authors(surface, text[end:end + 80]) if kind in (PageKind.PERSON, PageKind.ORGANISATION) else None
@@ -742,6 +742,28 @@ def _name_start(ent) -> int:
             break
         first -= 1
     return doc[first].idx
+
+
+def _campus_after(ent):
+    """The place that ends a university's name, when the model cut it off: 'the University of
+    California, Berkeley' and 'the University of North Carolina at Greensboro' are campuses, not
+    the university system the first words name (which another document may name alone).
+    A country after a comma is where the university is ('Durham University, United Kingdom' on an
+    affiliation line), and a name that already ends in a campus takes no second one."""
+    doc = ent.doc
+    name = ent.text.rstrip(", ")
+    if "University" not in name.split() or "," in name or ent.end >= len(doc):
+        return None
+    following = [e for e in doc.ents if e.start >= ent.end][:1]
+    if not following or following[0].label_ not in ("GPE", "LOC") or len(following[0]) > 3:
+        return None
+    if len(name.removeprefix("the ").split()) + len(following[0]) + 1 > _MAX_MENTION_WORDS:
+        return None  # longer than any name is kept: the university alone beats no name
+    place = following[0]
+    between = ent.text[len(name):] + doc.text[ent.end_char : place.start_char]  # 'California,' + ' '
+    if between == " at ":
+        return place
+    return place if between == ", " and not names.is_country(place.text) else None
 
 
 def _name_alone(text: str, start: int, end: int, spans: list[tuple[int, int, int]]) -> bool:
@@ -946,13 +968,19 @@ def extract_documents(
             current = i
             sentences[i].extend((offset + s.start_char, offset + s.end_char) for s in doc.sents)
             tail: tuple[int, int] | None = None  # the previous span's lone word after a line break
+            campus: object = None  # a place the previous university's name took in
             for ent in doc.ents:
+                if ent is campus:
+                    continue
                 kind = LABEL_KINDS.get(ent.label_)
                 if kind is not None:
                     start = _name_start(ent) if kind is PageKind.ORGANISATION else ent.start_char
+                    end = ent.end_char
+                    if kind is PageKind.ORGANISATION and (campus := _campus_after(ent)) is not None:
+                        end = campus.end_char
                     if kind is PageKind.PERSON and tail is not None and doc.text[tail[1]:start] == " ":
                         start = tail[0]  # 'Antonín Dvořák\n\nAntonín' + 'Leopold Dvořák': the first word joins
-                    raw[i].extend((offset + s, offset + e, kind) for s, e in _line_parts(doc.text, start, ent.end_char))
+                    raw[i].extend((offset + s, offset + e, kind) for s, e in _line_parts(doc.text, start, end))
                 else:
                     other_names[i].append((offset + ent.start_char, offset + ent.end_char))
                 tail = _lone_word_after_a_break(doc.text, ent.start_char, ent.end_char) if kind is PageKind.PERSON else None
@@ -972,4 +1000,5 @@ def extract_documents(
             _drop_entities(built[i], join_person_names(built[i], settings.surname_dominance_ratio))
             _drop_entities(built[i], join_office_to_holder(built[i], settings.surname_dominance_ratio))
             _drop_entities(built[i], join_organisation_names(built[i], settings.surname_dominance_ratio))
+            _drop_entities(built[i], join_tool_editions(built[i]))
     return [built[i] if i in built else ExtractedDocument(parsed=parsed) for i, parsed in enumerate(documents)]

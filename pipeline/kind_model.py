@@ -101,13 +101,20 @@ _APPROVED_AS_PROJECT = re.compile(r"[ \t]+approved[ \t]+as[ \t]+(?:an?[ \t]+)?(?
 _APPROVED_ALONE = re.compile(r"[ \t]+approved[ \t]*[,.;]", re.IGNORECASE)
 _LINE_ITEM_OPENING = re.compile(r"[ \t]*(?:[-*•]|\d+[.)])?[ \t]*(?:\**[A-Z][\w ]{0,20}:\**[ \t]*)?$")
 _PROPOSAL_BEFORE = re.compile(r"(?:^|\n)[ \t#*]*(?:proposal|pitch|charter|project brief)[ \t]*:[ \t]*$", re.IGNORECASE)
+# 'Bramble, our clinic network refresh', 'Heron (the data warehouse project)': the text says the name is a piece of work
+_PROJECT_APPOSITION = re.compile(
+    r"[ \t]*[,(][ \t]*(?:our|the|a|an|their)[ \t]+(?:[\w-]+[ \t]+){0,3}"
+    r"(?:project|programme|program|initiative|workstream|refresh|migration|rollout|roll-out|overhaul|rebuild|"
+    r"replacement|redesign|revamp)(?=[ \t]*[,.;:)!?]|[ \t]+(?:that|which)\b|[ \t]*$)",
+    re.IGNORECASE | re.MULTILINE)
 _TITLE, _STAGE, _APPROVAL = 3, 2, 1  # how strongly a cue says 'project'
 
 
 def project_cue(text: str, start: int, end: int) -> int:
     """How strongly one mention is spoken of as a project: _TITLE, _STAGE, _APPROVAL or 0."""
     line_start = line_start_near(text, start)
-    if (line_start is not None and _PROPOSAL_BEFORE.search(text, max(0, line_start - 1), start)) or _APPROVED_AS_PROJECT.match(text, end):
+    if ((line_start is not None and _PROPOSAL_BEFORE.search(text, max(0, line_start - 1), start))
+            or _APPROVED_AS_PROJECT.match(text, end) or _PROJECT_APPOSITION.match(text, end)):
         return _TITLE
     if _STAGE_AFTER.match(text, end):
         return _STAGE

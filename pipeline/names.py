@@ -24,6 +24,7 @@ resolution (resolve.py):
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from functools import lru_cache
 
 from graph_schema.settings import get_settings
@@ -216,15 +217,20 @@ def _is_opening_adverb(word: str, participles: bool) -> bool:
 _SOFTWARE_PART = re.compile(r"\s+(?:APIs?|SDKs?|CLIs?|DAGs?|DBs?)$")
 
 
-def product_before_its_part(surface: str) -> int | None:
-    """The end of a known product's name before a software part's generic name ('Airflow' of
-    'Airflow DAG'): the page is the product's, the part is how it is used. None when there is none."""
+def product_before_its_part(surface: str, named_here: Collection[str] = ()) -> int | None:
+    """The end of a product's name before a software part's generic name ('Airflow' of 'Airflow
+    DAG'): the page is the product's, the part is how it is used. A product is a name Simple Icons
+    knows or one the document also uses alone (`named_here`, normalised: 'Beacon splits them …',
+    then 'the Beacon API'). None when there is none."""
     from pipeline.known_names import is_known_name
 
     part = _SOFTWARE_PART.search(surface)
-    if part and part.start() > 1 and is_known_name(surface[: part.start()]):  # not the C of 'the C API'
-        return part.start()
-    return None
+    if not part or part.start() <= 1:  # not the C of 'the C API'
+        return None
+    product = surface[: part.start()]
+    # named alone here, and not a term in capitals ('the CRUD API') nor a firm's ('Hantek's SDK')
+    named = normalise_name(product) in named_here and not product.isupper() and not product.endswith(("'s", "’s"))
+    return part.start() if is_known_name(product) or named else None
 
 
 _DATE_ABBREVIATION = re.compile(r"(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec|Mon|Tues?|Wed|Thu|Thurs|Fri|Sat|Sun)\.\s+(?=[A-Z])")
@@ -501,13 +507,25 @@ def is_generic_head(surface: str, preceding: list[str]) -> bool:
     words = surface.split()
     if len(words) != 1 or surface.isupper() or not surface[:1].isupper() or _looks_plural(surface):
         return False
-    if not is_common_word(surface):  # 'the Figma file': a rare word is a name, whatever precedes it
+    if not is_common_word(surface, get_settings().generic_head_min_zipf):  # 'the Figma file', 'the Beacon API': a name
         return False
     if is_known_name(surface):  # 'the Wikipedia approach': a brand is one thing wherever it is named
         return False
     # After a capitalised word other than a determiner ('Supreme Court') it is the head of a longer name.
     alone = [w for w in preceding if w.lower() in _DETERMINERS or not w[:1].isupper()]
     return bool(alone) and all(w.lower() in _DETERMINERS for w in alone)
+
+
+@lru_cache(maxsize=4096)
+def is_country(name: str) -> bool:
+    """'United Kingdom', 'the United States', 'USA' (ISO 3166 names and codes, from pycountry)."""
+    import pycountry
+
+    try:
+        pycountry.countries.lookup(name.removeprefix("the ").strip())
+    except LookupError:
+        return False
+    return True
 
 
 @lru_cache(maxsize=65536)

@@ -59,6 +59,8 @@ _TABLE_SEPARATOR = re.compile(r"^[\s|:-]+$")
 # "Ada Park – Greenleaf Retail"; the organisation ends at a parenthesis, a comma or the entry's end.
 _AFFILIATION = re.compile(r"\s(?:from|at|of)\s+(?=[A-Z])")
 _DASH = re.compile(r"\s[-–—]\s+(?=[A-Z])")
+# A short label before the name it stands for: 'MK — Maya Kowalczyk, Head of IT' (see `_is_short_label`).
+_LABEL_BEFORE_NAME = re.compile(r"[ \t]*([A-Z][A-Za-z]{1,5})[ \t]+[-–—=:][ \t]+(?=[A-Z])")
 _ORGANISATION_END = re.compile(r"\(|,|;|\s[-–—]\s")
 _MAX_ORGANISATION_WORDS = 6
 _SIGNATURE_MAX_LINES = 4  # a name or two and a role line under an email's closing
@@ -158,14 +160,36 @@ def _short_labels(text: str, start: int, end: int) -> list[Span]:
 
 def _entry(text: str, start: int, end: int) -> Attendee | None:
     """One attendee entry, 'Ada Park (AP)', 'Ada Park – Greenleaf Retail', 'Rina Shah from Cobalt
-    Ridge Analytics', 'Ben Ito (Larkspur Systems)': the name, its labels and where the person works."""
+    Ridge Analytics', 'Ben Ito (Larkspur Systems)', 'AP — Ada Park, Head of IT, Greenleaf Retail':
+    the name, its labels and where the person works."""
+    label_first = _LABEL_BEFORE_NAME.match(text, start, end)
+    if label_first and _is_short_label(label_first.group(1)) and sum(c.isupper() for c in label_first.group(1)) >= 2:
+        entry = _entry(text, label_first.end(), end)  # 'MK — Maya Kowalczyk, Head of IT, …'
+        return entry.model_copy(update={"short": [label_first.span(1), *entry.short]}) if entry else None
     cut = _ITEM_NAME_END.search(text, start, end)
     name_end = cut.start() if cut else end
     link = _AFFILIATION.search(text, start, name_end) or _DASH.match(text, name_end)
     name = _trimmed(text, start, link.start() if link and link.start() < name_end else name_end)
     if name is None or not plausible_name(text[name[0] : name[1]]):
         return None
-    return Attendee(name=name, short=_short_labels(text, name[1], end), organisation=_affiliation(text, link, name[1], end))
+    organisation = _affiliation(text, link, name[1], end)
+    if organisation is None and link is None and cut is not None and text[cut.start()] == ",":
+        organisation = _employer_after_role(text, cut.end(), end)
+    return Attendee(name=name, short=_short_labels(text, name[1], end), organisation=organisation)
+
+
+def _employer_after_role(text: str, start: int, end: int) -> Span | None:
+    """'…, Head of IT, Greenleaf Retail' after a name: the employer, when a role stands beside it
+    (without one, 'Ada Park, Ben Ito' is two people, not a person and a firm)."""
+    pieces = [_trimmed(text, start + m.start(), start + m.end()) for m in re.finditer(r"[^,;()]+", text[start:end])]
+    pieces = [p for p in pieces if p]
+    roles = [p for p in pieces if any(_is_role_word(w) for w in text[p[0] : p[1]].split())]
+    others = [p for p in pieces if p not in roles]
+    if not roles or len(others) != 1:
+        return None
+    span = others[0]
+    words = text[span[0] : span[1]].split()
+    return span if text[span[0]].isupper() and len(words) <= _MAX_ORGANISATION_WORDS else None
 
 
 def _affiliation(text: str, link: re.Match | None, after_name: int, end: int) -> Span | None:

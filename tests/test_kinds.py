@@ -461,6 +461,25 @@ def test_project_x_is_a_project(tmp_path):
     assert _kinds(tmp_path, "Notes\n\nThe Project Harbour budget is £40,000.\n") == {"Project Harbour": PageKind.PROJECT}
 
 
+def test_a_name_the_text_calls_a_piece_of_work_is_a_project(tmp_path):
+    # seen on fresh notes 6: 'Bramble, our clinic network refresh' was a person
+    kinds = _kinds(tmp_path, "WAN renewal\n\nWe will not sign a five-year term. We're in the middle of Bramble, "
+                             "our clinic network refresh, and need the option to move sites in 2028.\n")
+    assert kinds.get("Bramble") is PageKind.PROJECT
+    from pipeline.kind_model import project_cue
+
+    text = "Kafka, our event streaming platform, is down. Acme, our migration partner, called."
+    assert project_cue(text, 0, 5) == 0 and project_cue(text, text.index("Acme"), text.index("Acme") + 4) == 0
+
+
+def test_an_edition_of_a_product_is_the_product(tmp_path):
+    # seen on fresh notes 6: 'Metabase Cloud' was a page beside 'Metabase'
+    entities = _entities(tmp_path, "eval.md", "BI tools\n\nChidi is leaning towards Metabase on cost. We recommend "
+                                              "Metabase Pro on Metabase Cloud, about £9k a year, over Looker.\n")
+    assert "Metabase Cloud" not in entities and "Metabase Pro" not in entities
+    assert entities["Metabase"].kind is PageKind.TOOL and "Metabase Cloud" in entities["Metabase"].aliases
+
+
 def test_a_name_with_phases_or_an_approval_as_a_project_is_a_project_in_every_note(tmp_path):
     # seen on fresh notes 3 and 5: a programme's code name read as a tool, or dropped as no name
     texts = {"plan.md": "# Marlowe — phase 1 planning\n\nAttendees: Nadia Osei, Piet Hauge\n\n"

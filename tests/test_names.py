@@ -199,6 +199,36 @@ def test_the_model_s_cut_short_organisation_name_keeps_its_first_word():
     assert "Yesterday Congress" not in _names(extracted)
 
 
+def test_a_universitys_campus_is_part_of_its_name_and_not_the_system_another_document_names():
+    # seen on GUM: 'the University of California, Berkeley' cut at the comma shared the page of the
+    # next biography's 'the University of California'; the campuses at Greensboro and Chapel Hill shared one
+    resolved = _resolve(
+        "Fillmore was Professor of Linguistics at the University of California, Berkeley. "
+        "He later retired and kept his office.",
+        "Nida graduated summa cum laude from the University of California in 1936.",
+        "The museum at the University of North Carolina at Greensboro had 11,000 visitors that year.",
+    )
+    berkeley = _page_of(resolved, 0, "University of California, Berkeley")
+    assert berkeley != _page_of(resolved, 1, "University of California")
+    assert "University of North Carolina at Greensboro" in _names(resolved[2].extracted)
+    # a country after the comma is where the university is, no campus of it
+    extracted = _extract("Claire Bailey-Ross, Durham University, United Kingdom, wrote the report.")
+    assert "Durham University" in _names(extracted)
+
+
+def test_a_product_after_the_is_no_generic_head_and_its_api_is_the_product():
+    # seen on fresh notes 6: 'the Beacon data mapping' made Beacon a name of that note only (a
+    # generic head like 'the Court'), so the next note's Beacon got a second page; 'the Beacon
+    # API' was a third
+    resolved = _resolve(
+        "Tidewell want a call next week about the Beacon data mapping for the ClinicDesk migration.",
+        "Beacon splits owners and animals into clients and patients. apptsync pushes changes to the Beacon API "
+        "every two minutes, and Beacon's public API allows 600 requests a minute.",
+    )
+    assert _page_of(resolved, 0, "Beacon") == _page_of(resolved, 1, "Beacon")
+    assert "Beacon API" not in _names(resolved[1].extracted)
+
+
 def test_your_honor_of_one_hearing_is_not_the_judge_of_another():
     from pipeline.names import is_titles_only
 

@@ -14,11 +14,12 @@ import pytest
 
 from graph_schema import db
 from graph_schema.kinds import PageKind
+from graph_schema.models import ParsedDocument
 from graph_schema.queries.pages import get_page, page_names
 from graph_schema.settings import get_settings
 from pipeline.extract import extract_documents
 from pipeline.notes_quality import format_score, load_gold, score_notes
-from pipeline.parse import parse_document
+from pipeline.parse import chunk_text, parse_document
 from pipeline.run import ingest_paths
 from tests.conftest import export_then_import, write
 
@@ -191,6 +192,25 @@ def test_an_attendee_list_says_who_works_where():
     employers = {text[slice(*a.name)]: a.organisation and text[slice(*a.organisation)] for a in notes.attendees}
     assert employers == {"Maya Lindqvist": None, "Rina Shah": "Cobalt Ridge Analytics",
                          "Ben Ito": "Larkspur Systems", "Cy Dee": None}  # a role is no employer
+
+
+def test_an_attendee_list_of_labels_before_names_defines_the_labels_and_employers():
+    # seen on fresh notes 6: '- MK — Maya Kowalczyk, Head of IT, Larkspur Veterinary Group' defined
+    # nobody, so every speaker label became a person of its own and every full name an organisation
+    from pipeline.speakers import read_meeting_notes
+
+    text = ("Attendees:\n- MK — Maya Kowalczyk, Head of IT, Larkspur Veterinary Group\n"
+            "- DS — Dariusz Sobczak, Solutions Engineer, Tidewell\n- Ada Park, Ben Ito\n\n"
+            "MK: Pilot first, then the rest in two waves.\nDS: Understood.\n")
+    notes = read_meeting_notes(text)
+    found = {text[slice(*a.name)]: ([text[slice(*s)] for s in a.short], a.organisation and text[slice(*a.organisation)])
+             for a in notes.attendees}
+    assert found["Maya Kowalczyk"] == (["MK"], "Larkspur Veterinary Group")
+    assert found["Dariusz Sobczak"] == (["DS"], "Tidewell")
+    assert found.get("Ada Park", (None, None))[1] is None  # two people in one item: no employer without a role
+    [extracted] = extract_documents([ParsedDocument(source_id="s", key="call.md", text=text, chunks=chunk_text(text, 1500))])
+    people = {e.name: e for e in extracted.entities if e.kind is PageKind.PERSON}
+    assert {"MK"} <= set(people["Maya Kowalczyk"].aliases) and "MK" not in people
 
 
 def test_a_call_notes_with_line_lists_people_and_their_employer():
