@@ -748,22 +748,27 @@ def _campus_after(ent):
     """The place that ends a university's name, when the model cut it off: 'the University of
     California, Berkeley' and 'the University of North Carolina at Greensboro' are campuses, not
     the university system the first words name (which another document may name alone).
-    A country after a comma is where the university is ('Durham University, United Kingdom' on an
-    affiliation line), and a name that already ends in a campus takes no second one."""
+    Only a 'University of …' takes one, and after a comma only a place that ends the clause:
+    'the University of Chicago, Boston and Yale' is a list, '…, Paris became her home' a new
+    clause, and a country is where the university is ('…, United Kingdom', '…, England')."""
     doc = ent.doc
     name = ent.text.rstrip(", ")
-    if "University" not in name.split() or "," in name or ent.end >= len(doc):
+    if "University of" not in name or "," in name or ent.end >= len(doc):
         return None
     following = [e for e in doc.ents if e.start >= ent.end][:1]
     if not following or following[0].label_ not in ("GPE", "LOC") or len(following[0]) > 3:
         return None
-    if len(name.removeprefix("the ").split()) + len(following[0]) + 1 > _MAX_MENTION_WORDS:
-        return None  # longer than any name is kept: the university alone beats no name
     place = following[0]
+    if len(name.removeprefix("the ").split()) + len(place) + 1 > _MAX_MENTION_WORDS:
+        return None  # longer than any name is kept: the university alone beats no name
     between = ent.text[len(name):] + doc.text[ent.end_char : place.start_char]  # 'California,' + ' '
     if between == " at ":
         return place
-    return place if between == ", " and not names.is_country(place.text) else None
+    clause_ends = _CLAUSE_END.match(doc.text, place.end_char) is not None
+    return place if between == ", " and clause_ends and not names.is_country(place.text) else None
+
+
+_CLAUSE_END = re.compile(r"[ \t]*(?:[.,;:)!?\n]|$)(?![ \t]*and\b)")
 
 
 def _name_alone(text: str, start: int, end: int, spans: list[tuple[int, int, int]]) -> bool:
@@ -968,16 +973,13 @@ def extract_documents(
             current = i
             sentences[i].extend((offset + s.start_char, offset + s.end_char) for s in doc.sents)
             tail: tuple[int, int] | None = None  # the previous span's lone word after a line break
-            campus: object = None  # a place the previous university's name took in
             for ent in doc.ents:
-                if ent is campus:
-                    continue
                 kind = LABEL_KINDS.get(ent.label_)
                 if kind is not None:
                     start = _name_start(ent) if kind is PageKind.ORGANISATION else ent.start_char
                     end = ent.end_char
                     if kind is PageKind.ORGANISATION and (campus := _campus_after(ent)) is not None:
-                        end = campus.end_char
+                        end = campus.end_char  # the place also stays among the other names, as before
                     if kind is PageKind.PERSON and tail is not None and doc.text[tail[1]:start] == " ":
                         start = tail[0]  # 'Antonín Dvořák\n\nAntonín' + 'Leopold Dvořák': the first word joins
                     raw[i].extend((offset + s, offset + e, kind) for s, e in _line_parts(doc.text, start, end))

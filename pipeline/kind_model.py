@@ -103,10 +103,10 @@ _LINE_ITEM_OPENING = re.compile(r"[ \t]*(?:[-*•]|\d+[.)])?[ \t]*(?:\**[A-Z][\w
 _PROPOSAL_BEFORE = re.compile(r"(?:^|\n)[ \t#*]*(?:proposal|pitch|charter|project brief)[ \t]*:[ \t]*$", re.IGNORECASE)
 # 'Bramble, our clinic network refresh', 'Heron (the data warehouse project)': the text says the name is a piece of work
 _PROJECT_APPOSITION = re.compile(
-    r"[ \t]*[,(][ \t]*(?:our|the|a|an|their)[ \t]+(?:[\w-]+[ \t]+){0,3}"
+    r"[ \t]*[,(][ \t]*(?:our|the|a|an|their)[ \t]+(?:(?!(?:of|for|to|from|in|on|at|with|by)[ \t])[\w-]+[ \t]+){0,3}"
     r"(?:project|programme|program|initiative|workstream|refresh|migration|rollout|roll-out|overhaul|rebuild|"
-    r"replacement|redesign|revamp)(?=[ \t]*[,.;:)!?]|[ \t]+(?:that|which)\b|[ \t]*$)",
-    re.IGNORECASE | re.MULTILINE)
+    r"replacement|redesign|revamp)(?=[ \t]*[,.;:)!?]|[ \t]+(?:that|which)\b|[ \t]*\Z)",
+    re.IGNORECASE)
 _TITLE, _STAGE, _APPROVAL = 3, 2, 1  # how strongly a cue says 'project'
 
 

@@ -227,7 +227,7 @@ def product_before_its_part(surface: str, named_here: Collection[str] = ()) -> i
     part = _SOFTWARE_PART.search(surface)
     if not part or part.start() <= 1:  # not the C of 'the C API'
         return None
-    product = surface[: part.start()]
+    product = surface[: part.start()].removeprefix("the ")
     # named alone here, and not a term in capitals ('the CRUD API') nor a firm's ('Hantek's SDK')
     named = normalise_name(product) in named_here and not product.isupper() and not product.endswith(("'s", "’s"))
     return part.start() if is_known_name(product) or named else None
@@ -518,13 +518,15 @@ def is_generic_head(surface: str, preceding: list[str]) -> bool:
 
 @lru_cache(maxsize=4096)
 def is_country(name: str) -> bool:
-    """'United Kingdom', 'the United States', 'USA' (ISO 3166 names and codes, from pycountry)."""
+    """'United Kingdom', 'the United States', 'USA', 'England' (ISO 3166 names and codes, and the
+    subdivisions ISO calls countries, from pycountry)."""
     import pycountry
 
+    name = name.removeprefix("the ").strip()
     try:
-        pycountry.countries.lookup(name.removeprefix("the ").strip())
+        pycountry.countries.lookup(name)
     except LookupError:
-        return False
+        return any(s.name == name and s.type in ("Country", "Nation") for s in pycountry.subdivisions)
     return True
 
 

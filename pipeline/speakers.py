@@ -165,7 +165,9 @@ def _entry(text: str, start: int, end: int) -> Attendee | None:
     label_first = _LABEL_BEFORE_NAME.match(text, start, end)
     if label_first and _is_short_label(label_first.group(1)) and sum(c.isupper() for c in label_first.group(1)) >= 2:
         entry = _entry(text, label_first.end(), end)  # 'MK — Maya Kowalczyk, Head of IT, …'
-        return entry.model_copy(update={"short": [label_first.span(1), *entry.short]}) if entry else None
+        if entry and _initials_of(label_first.group(1), text[entry.name[0] : entry.name[1]]):
+            return entry.model_copy(update={"short": [label_first.span(1), *entry.short]})
+        return entry  # 'QA — Ben Ito': a team, not Ben's label
     cut = _ITEM_NAME_END.search(text, start, end)
     name_end = cut.start() if cut else end
     link = _AFFILIATION.search(text, start, name_end) or _DASH.match(text, name_end)
@@ -178,16 +180,32 @@ def _entry(text: str, start: int, end: int) -> Attendee | None:
     return Attendee(name=name, short=_short_labels(text, name[1], end), organisation=organisation)
 
 
+def _initials_of(label: str, name: str) -> bool:
+    """'MK' of Maya Kowalczyk, 'JOR' of Javier Ortega-Ruiz, 'AdP' of Ada Park: the label's first
+    letter opens the name and its capitals are the initials of the name's words, in order."""
+    initials = "".join(w[0] for w in re.split(r"[\s-]+", name) if w[:1].isalpha()).upper()
+    capitals = "".join(c for c in label if c.isupper())
+    if not capitals or capitals[0] != initials[:1]:
+        return False
+    position = 0
+    for c in capitals:
+        position = initials.find(c, position) + 1
+        if position == 0:
+            return False
+    return True
+
+
 def _employer_after_role(text: str, start: int, end: int) -> Span | None:
-    """'…, Head of IT, Greenleaf Retail' after a name: the employer, when a role stands beside it
-    (without one, 'Ada Park, Ben Ito' is two people, not a person and a firm)."""
-    pieces = [_trimmed(text, start + m.start(), start + m.end()) for m in re.finditer(r"[^,;()]+", text[start:end])]
+    """'…, Head of IT, Greenleaf Retail' after a name: the employer, when a role stands before it
+    (without one, 'Ada Park, Ben Ito' is two people, not a person and a firm; 'Ben Ito (host)'
+    is a second attendee with a role)."""
+    pieces = [_trimmed(text, start + m.start(), start + m.end()) for m in re.finditer(r"[^,;]+", text[start:end])]
     pieces = [p for p in pieces if p]
-    roles = [p for p in pieces if any(_is_role_word(w) for w in text[p[0] : p[1]].split())]
-    others = [p for p in pieces if p not in roles]
-    if not roles or len(others) != 1:
+    roles = [i for i, p in enumerate(pieces) if any(_is_role_word(w.strip("()")) for w in text[p[0] : p[1]].split())]
+    others = [i for i in range(len(pieces)) if i not in roles]
+    if not roles or len(others) != 1 or others[0] < roles[0] or "(" in text[pieces[others[0]][0] : pieces[others[0]][1]]:
         return None
-    span = others[0]
+    span = pieces[others[0]]
     words = text[span[0] : span[1]].split()
     return span if text[span[0]].isupper() and len(words) <= _MAX_ORGANISATION_WORDS else None
 

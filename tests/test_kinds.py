@@ -470,6 +470,8 @@ def test_a_name_the_text_calls_a_piece_of_work_is_a_project(tmp_path):
 
     text = "Kafka, our event streaming platform, is down. Acme, our migration partner, called."
     assert project_cue(text, 0, 5) == 0 and project_cue(text, text.index("Acme"), text.index("Acme") + 4) == 0
+    for text in ("Datadog, the vendor for the refresh, called.", "Kafka, the backbone of the migration\nwork"):
+        assert project_cue(text, 0, text.index(",")) == 0, text  # review: what the work is for, a wrapped line
 
 
 def test_an_edition_of_a_product_is_the_product(tmp_path):

@@ -12,6 +12,7 @@ from graph_schema.kinds import PageKind
 from graph_schema.models import ParsedDocument, ResolvedDocument
 from graph_schema.queries.pages import get_page
 from graph_schema.settings import get_settings
+from pipeline import names
 from pipeline.embedding import embed_texts
 from pipeline.extract import extract_documents
 from pipeline.parse import chunk_text
@@ -214,6 +215,15 @@ def test_a_universitys_campus_is_part_of_its_name_and_not_the_system_another_doc
     # a country after the comma is where the university is, no campus of it
     extracted = _extract("Claire Bailey-Ross, Durham University, United Kingdom, wrote the report.")
     assert "Durham University" in _names(extracted)
+    # review: a list or a new clause after the comma is no campus, and England is a country
+    from pipeline.extract import _campus_after, load_nlp
+
+    nlp = load_nlp()
+    for text in ("She studied at the University of Chicago, Boston and Yale.",
+                 "After leaving the University of Chicago, Paris became her home.",
+                 "He was at the University of Oxford, England now."):
+        assert all(_campus_after(e) is None for e in nlp(text).ents), text
+    assert names.product_before_its_part("the CRUD API", {"crud"}) is None  # a term in capitals, not a product
 
 
 def test_a_product_after_the_is_no_generic_head_and_its_api_is_the_product():

@@ -208,6 +208,11 @@ def test_an_attendee_list_of_labels_before_names_defines_the_labels_and_employer
     assert found["Maya Kowalczyk"] == (["MK"], "Larkspur Veterinary Group")
     assert found["Dariusz Sobczak"] == (["DS"], "Tidewell")
     assert found.get("Ada Park", (None, None))[1] is None  # two people in one item: no employer without a role
+    # review: a team before the dash is no one's label, and a second attendee with a role no employer
+    text2 = "Attendees:\n- QA — Ben Ito, Engineer, Acme Retail\n- Ada Park, Ben Ito (host)\n"
+    found2 = {text2[slice(*a.name)]: ([text2[slice(*s)] for s in a.short], a.organisation and text2[slice(*a.organisation)])
+              for a in read_meeting_notes(text2).attendees}
+    assert found2 == {"Ben Ito": ([], "Acme Retail"), "Ada Park": ([], None)}
     [extracted] = extract_documents([ParsedDocument(source_id="s", key="call.md", text=text, chunks=chunk_text(text, 1500))])
     people = {e.name: e for e in extracted.entities if e.kind is PageKind.PERSON}
     assert {"MK"} <= set(people["Maya Kowalczyk"].aliases) and "MK" not in people
