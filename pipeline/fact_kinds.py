@@ -147,6 +147,9 @@ _DECISION_WORDS = (
     # work stopped or moved to a later time by someone's choice: 'paused until after peak', 'postponed to
     # March', 'we're moving the beta from the 21st to the 28th' (not 'the game was postponed due to rain')
     r"(?:paused|postponed|deferred|pushed\s+back)\s+(?:until|till|to|into)\b|(?:is|are|was|were)\s+out\s+of\s+scope|"
+    # a ruling: 'Guido pronounced on the PEP', 'the BDFL pronounced in favour', 'the court ruled that …'
+    # (not 'the word is pronounced /x/')
+    r"(?:pronounced|ruled)\s+(?:on|in\s+favou?r|for|against|that)\b|"
     r"(?:we're|we\s+are)\s+(?:moving|pushing)\s+(?:\w+\s+){1,4}?(?:from\s+(?:\w+\s+){1,3}?)?to\s+(?:the\s+)?"
     rf"(?:\d+\w*|{_MONTH}|{_WEEKDAY}|next\s+(?:week|month|quarter|year|sprint|release))|"
     # an acceptance or refusal said in the first person, of something particular: 'We accept the 33 kV
@@ -223,7 +226,13 @@ def stated_part(text: str) -> str:
     return text
 
 
-_DECIDER = re.compile(rf"{_CLAUSE}{_SUBJECT}\s+(?:(?:has|have|had|finally|formally|then|also|all)\s+)*(?:{_DECISION_WORDS})\b")
+# 'Barry Warsaw, as BDFL-Delegate, accepted …': a role in apposition between the decider and the verb
+_AS_ROLE = r"(?:,\s+as\s+(?:the\s+|a\s+)?[\w'’ -]{1,40},)?"
+_DECIDER = re.compile(rf"{_CLAUSE}{_SUBJECT}{_AS_ROLE}\s+(?:(?:has|have|had|finally|formally|then|also|all)\s+)*(?:{_DECISION_WORDS})\b")
+# The decider after the verb: 'The PEP was accepted by Guido on 2 June', 'approved by Tomás'.
+_DECIDED_BY = re.compile(
+    r"\b(?:accepted|approved|rejected|decided|chosen|selected|signed\s+off|pronounced\s+on|ruled\s+on)\s+by\s+"
+    rf"(?P<owner>{_NAME})")
 # Someone named confirms a plan or a choice: 'Alicia Romero confirmed the pilot starts on 3 November',
 # 'Data lead: Hunter (confirmed by Faisal Al-Harbi on 12 Nov)'. A confirmation by a thing ('the tests
 # confirmed the bug') or by 'I' ('I confirmed the booking') reports, it settles nothing.
@@ -498,7 +507,7 @@ def _classify(text: str) -> FactTyping:
     if pending and not requirement and not _decided_that(text[: pending.start()]):
         return FactTyping(FactKind.QUESTION, due=due)
     if _decides(text):
-        owner, at = _first_owner(text, _DECIDER)
+        owner, at = _first_owner(text, _DECIDER, _DECIDED_BY)
         return FactTyping(FactKind.DECISION, owner, at, due)
     confirmer, at = _confirmer(text)
     if confirmer:

@@ -59,6 +59,8 @@ _TABLE_SEPARATOR = re.compile(r"^[\s|:-]+$")
 # "Ada Park – Greenleaf Retail"; the organisation ends at a parenthesis, a comma or the entry's end.
 _AFFILIATION = re.compile(r"\s(?:from|at|of)\s+(?=[A-Z])")
 _DASH = re.compile(r"\s[-–—]\s+(?=[A-Z])")
+# A lower-case word that joins one more person to a list: 'Ada Park, with Ben Ito', '… plus Cy Dee'.
+_JOINING_WORD = re.compile(r"[ \t]*(?:with|and|plus|also|incl\.?|including)[ \t]+(?=[A-Z])")
 # A short label before the name it stands for: 'MK — Maya Kowalczyk, Head of IT' (see `_is_short_label`).
 _LABEL_BEFORE_NAME = re.compile(r"[ \t]*([A-Z][A-Za-z]{1,5})[ \t]+[-–—=:][ \t]+(?=[A-Z])")
 _ORGANISATION_END = re.compile(r"\(|,|;|\s[-–—]\s")
@@ -162,6 +164,9 @@ def _entry(text: str, start: int, end: int) -> Attendee | None:
     """One attendee entry, 'Ada Park (AP)', 'Ada Park – Greenleaf Retail', 'Rina Shah from Cobalt
     Ridge Analytics', 'Ben Ito (Larkspur Systems)', 'AP — Ada Park, Head of IT, Greenleaf Retail':
     the name, its labels and where the person works."""
+    joined = _JOINING_WORD.match(text, start, end)
+    if joined:  # 'Author: Chidi Okonkwo-Bello, with Oluwaseun Adeyemi'
+        start = joined.end()
     label_first = _LABEL_BEFORE_NAME.match(text, start, end)
     if label_first and _is_short_label(label_first.group(1)) and sum(c.isupper() for c in label_first.group(1)) >= 2:
         entry = _entry(text, label_first.end(), end)  # 'MK — Maya Kowalczyk, Head of IT, …'

@@ -398,3 +398,22 @@ def test_a_choice_said_without_a_decision_word_is_a_decision(sentence, kind):
 )
 def test_a_label_is_a_word_before_a_separator_and_a_consensus_reached_is_a_decision(sentence, kind):
     assert classify_sentence(sentence).kind is kind
+
+
+@pytest.mark.parametrize(
+    "sentence, kind, owner",
+    [
+        # the PEPs: a decider named only in the body was no decision's owner (issue 20)
+        ("Guido pronounced on this PEP in June 2005.", FactKind.DECISION, "Guido"),
+        ("The PEP was accepted by Guido on 2 June 2005.", FactKind.DECISION, "Guido"),
+        ("Barry Warsaw, as BDFL-Delegate, accepted the proposal.", FactKind.DECISION, "Barry Warsaw"),
+        ("The budget was approved by Tomás on 21 Oct.", FactKind.DECISION, "Tomás"),
+        ("The court ruled that the sentence stands.", FactKind.DECISION, None),
+        # no ruling, no decision
+        ("The word is pronounced with a long vowel.", FactKind.STATEMENT, None),
+        ("The report was written by Maya.", FactKind.STATEMENT, None),
+    ],
+)
+def test_a_ruling_and_a_decider_named_after_the_verb_or_with_a_role(sentence, kind, owner):
+    typing = classify_sentence(sentence)
+    assert (typing.kind, typing.owner) == (kind, owner)

@@ -213,6 +213,9 @@ def test_an_attendee_list_of_labels_before_names_defines_the_labels_and_employer
     found2 = {text2[slice(*a.name)]: ([text2[slice(*s)] for s in a.short], a.organisation and text2[slice(*a.organisation)])
               for a in read_meeting_notes(text2).attendees}
     assert found2 == {"Ben Ito": ([], "Acme Retail"), "Ada Park": ([], None)}
+    # seen on fresh notes 6: 'Author: Chidi Okonkwo-Bello, with Oluwaseun Adeyemi' made the person 'with Oluwaseun Adeyemi'
+    text3 = "# BI tools\n\nAuthor: Chidi Okonkwo-Bello, with Oluwaseun Adeyemi\n\nWe compared three tools.\n"
+    assert [text3[slice(*a.name)] for a in read_meeting_notes(text3).attendees] == ["Chidi Okonkwo-Bello", "Oluwaseun Adeyemi"]
     [extracted] = extract_documents([ParsedDocument(source_id="s", key="call.md", text=text, chunks=chunk_text(text, 1500))])
     people = {e.name: e for e in extracted.entities if e.kind is PageKind.PERSON}
     assert {"MK"} <= set(people["Maya Kowalczyk"].aliases) and "MK" not in people
