@@ -597,6 +597,9 @@ def _read_certain_firms_as_firms(documents: list[ExtractedDocument]) -> None:
                 entity.kind = PageKind.ORGANISATION
 
 
+_JOINED_NAMES = re.compile(r"\s(?:and|&)\s")
+
+
 def _read_first_names_as_people(documents: list[ExtractedDocument]) -> None:
     """'good signal from Aarav's loop': a rare word alone that the classifier read as a firm or a
     tool is a person when it is the first name of exactly one person the batch names in full
@@ -608,7 +611,9 @@ def _read_first_names_as_people(documents: list[ExtractedDocument]) -> None:
             words = normalise_name(entity.name).split()
             if entity.kind is PageKind.PERSON and len(words) >= 2:
                 given.setdefault(words[0], set()).add(normalise_name(entity.name))
-            elif entity.kind is not PageKind.PERSON and (len(words) != 1 or entity.kind_certain):
+            elif (entity.kind is not PageKind.PERSON and (len(words) != 1 or entity.kind_certain)
+                  and not entity.candidate  # a shape the classifier found no page in ('chidi.ob', a chat handle)
+                  and not _JOINED_NAMES.search(entity.name)):  # 'Chidi and Seun' (read as a work) is no other Chidi
                 others[words[0] if words else ""] += 1
     for document in documents:
         for entity in document.entities:

@@ -390,6 +390,20 @@ def test_a_weak_firm_reading_of_a_persons_given_name_joins_the_person(tmp_path):
     assert by_name["Nguyen Thi Mai"].kind is PageKind.PERSON and "Mai" in by_name["Nguyen Thi Mai"].aliases
 
 
+def test_a_first_name_is_the_person_the_batch_names_in_full_whatever_handles_and_pairs_say(tmp_path):
+    # seen on fresh notes 6: a chat handle ('chidi.ob', a shape the classifier dropped) and 'Chidi and
+    # Seun' (read as a work) counted as other things called Chidi, so the 1:1's Chidi stayed a firm
+    # and none of his tasks there was his
+    kinds = _batch_kinds(tmp_path, {
+        "log.md": "# Decision log\n\nPresent: Maya Kowalczyk, Chidi Okonkwo-Bello\n\nChidi to turn it off by Friday.\n",
+        "chat.txt": "[09:11] chidi.ob: that's mine, sorry. the sync didn't finish overnight\n"
+                    "[09:12] maya.k: ok. Chidi and Seun are running the trials anyway\n",
+        "one-to-one.txt": "Maya / Chidi 1:1\n\n- Chidi is pleased with where the models are.\n"
+                          "- Chidi asked whether requests could go through Jira instead. Chidi to add it from next Monday's report.\n",
+    })
+    assert kinds[("one-to-one.txt", "Chidi")] is PageKind.PERSON
+
+
 def test_a_colleague_spacy_read_as_a_work_of_art_is_a_person(tmp_path):
     # seen failing on fresh notes 3 one note at a time: 'Yusuf' was a project, and two later notes'
     # readings turned the page of Yusuf Demirci into a project
