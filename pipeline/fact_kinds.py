@@ -396,9 +396,19 @@ def _first_owner(text: str, *patterns: re.Pattern) -> tuple[str | None, int | No
     return None, None
 
 
+# A reference's label opening a unit: reStructuredText's '.. [#accepted] "A Plea…" (https://…)', '[3] Smith 2019'.
+# ('[Hunter] Add retries' is a task list's owner, not a reference: only '#…' and numbers, or after '..')
+_REFERENCE_LABEL = re.compile(r"^\s*(?:\.\.\s+\[[^\]\s]+\]|\[(?:#[\w-]*|\d+)\])\s+(?=\S)")
+
+
 def classify_sentence(text: str) -> FactTyping:
     """Decision, action, question or statement, with owner and due date where the sentence states
     them; a statement or decision that reports work finished is marked done."""
+    label = _REFERENCE_LABEL.match(text)
+    if label:  # a citation: its label's word ('[#accepted]') says nothing was decided
+        typing = classify_sentence(text[label.end():])
+        at = None if typing.owner_at is None else typing.owner_at + label.end()
+        return FactTyping(typing.kind, typing.owner, at, typing.due, typing.done, typing.marked, typing.from_list)
     typing = _classify(text)
     if typing.kind in (FactKind.STATEMENT, FactKind.DECISION) and reports_done(text):
         return FactTyping(typing.kind, typing.owner, typing.owner_at, typing.due, done=True)
@@ -451,14 +461,27 @@ def _decided_that(before_pending: str) -> bool:
 
 def _decides(text: str) -> bool:
     """A decision word that states a decision: not in a condition ('If you submit it late, it is
-    rejected'), not as a possibility ('so that it won't get rejected', 'may be accepted') and not
-    as an adjective after a determiner ('the signed acceptance form'); or a vote's outcome."""
+    rejected'), not as a possibility ('so that it won't get rejected', 'may be accepted'), not as
+    an adjective after a determiner ('the signed acceptance form') and not what a piece of software
+    takes or refuses ('each parameter accepted by the function'); or a vote's outcome."""
     if _CONDITION.match(text):
         return False
     if _VOTE_OUTCOME.search(text) or _CHOICE.search(text):
         return True
     return any(not _POSSIBLY.search(text, 0, m.start()) and not _DETERMINER_BEFORE.search(text, 0, m.start())
+               and not _BY_A_MECHANISM.match(text, m.end())
                for m in _DECISION.finditer(text))
+
+
+# 'accepted by the function', 'rejected by the parser': what software does with input, no one's
+# decision ('approved by the board', 'rejected by Guido' are decisions: a body or a name).
+_BY_A_MECHANISM = re.compile(
+    r"\s+by\s+(?:the|a|an|this|that|each|every|any|its|our|your)\s+(?:[\w-]+\s+)?"
+    r"(?:function|method|compiler|interpreter|parser|server|client|api|library|module|runtime|browser|"
+    r"system|program|script|regex|regular\s+expression|grammar|tokenizer|lexer|validator|filter|code|"
+    r"implementation|decorator|constructor|call|callable|protocol|format|syntax|database|driver|kernel|"
+    r"firewall|machine|tool|engine|loader|linker|shell|os|platform)s?\b",
+    re.IGNORECASE)
 
 
 # A unit that opens with a code literal describes it ('``optional: bool``: Whether the provider is

@@ -214,9 +214,17 @@ def decision_date(sentence: str, due: str | None, base: datetime) -> date | None
         if due and match.group(0) in due:
             continue
         found = nearest_calendar_date(match.group(0), base)
-        if found and found <= base.date():
-            return found
+        if found and (found <= base.date() or (_YEAR.search(match.group(0)) and _REPORTED_DECISION.search(sentence))):
+            return found  # a living document's later entry: 'PEP 362 was accepted by Guido, Friday, June 22, 2012'
     return None
+
+
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+# A decision told as done, in the passive: a date after the document's own is when it was taken, not a plan.
+_REPORTED_DECISION = re.compile(
+    r"\b(?:was|were|has\s+been|have\s+been|had\s+been)\s+(?:formally\s+|finally\s+|officially\s+)?"
+    r"(?:accepted|approved|rejected|decided|adopted|signed\s+off|pronounced\s+on|withdrawn|superseded)\b",
+    re.IGNORECASE)
 
 
 _PAST_DATE_LABEL = CALENDAR_DATE  # a bare date as a task's due date; resolve_due gives None for one before the document

@@ -417,3 +417,31 @@ def test_a_label_is_a_word_before_a_separator_and_a_consensus_reached_is_a_decis
 def test_a_ruling_and_a_decider_named_after_the_verb_or_with_a_role(sentence, kind, owner):
     typing = classify_sentence(sentence)
     assert (typing.kind, typing.owner) == (kind, owner)
+
+
+@pytest.mark.parametrize(
+    "sentence, kind, owner",
+    [
+        # seen on the 20-PEP brief: what software takes is no decision, nor a citation's label
+        ("For each parameter accepted by the function it stores a Parameter object.", FactKind.STATEMENT, None),
+        ("Values rejected by the parser raise SyntaxError.", FactKind.STATEMENT, None),
+        ('[#accepted] "A Desperate Plea For Introspection" (https://mail.python.org/x.html)', FactKind.STATEMENT, None),
+        # a body or a name still decides, and a numbered reference's own sentence still counts
+        ("The plan was approved by the board on Monday.", FactKind.DECISION, None),
+        ("[1] Guido accepted the PEP on July 17, 2013.", FactKind.DECISION, "Guido"),
+    ],
+)
+def test_software_taking_input_and_a_citations_label_decide_nothing(sentence, kind, owner):
+    typing = classify_sentence(sentence)
+    assert (typing.kind, typing.owner) == (kind, owner)
+
+
+def test_a_decision_told_as_done_keeps_its_own_later_date_in_a_living_document():
+    # seen on the 20-PEP brief: 'Decided (21 Aug 2006): PEP 362 was accepted by Guido, Friday, June 22, 2012'
+    from datetime import date, datetime
+
+    from pipeline.header_facts import decision_date
+
+    created = datetime(2006, 8, 21)
+    assert decision_date("PEP 362 was accepted by Guido, Friday, June 22, 2012", None, created) == date(2012, 6, 22)
+    assert decision_date("We agreed to launch on 3 March 2027", None, created) is None  # a plan, not when it was taken
