@@ -228,11 +228,11 @@ def stated_part(text: str) -> str:
 
 # 'Barry Warsaw, as BDFL-Delegate, accepted …': a role in apposition between the decider and the verb
 _AS_ROLE = r"(?:,\s+as\s+(?:the\s+|a\s+)?[\w'’ -]{1,40},)?"
-_DECIDER = re.compile(rf"{_CLAUSE}{_SUBJECT}{_AS_ROLE}\s+(?:(?:has|have|had|finally|formally|then|also|all)\s+)*(?:{_DECISION_WORDS})\b")
+_DECIDER = re.compile(rf"{_CLAUSE}(?:[Tt]he\s+)?{_SUBJECT}{_AS_ROLE}\s+(?:(?:has|have|had|finally|formally|then|also|all)\s+)*(?:{_DECISION_WORDS})\b")
 # The decider after the verb: 'The PEP was accepted by Guido on 2 June', 'approved by Tomás'.
 _DECIDED_BY = re.compile(
     r"\b(?:accepted|approved|rejected|decided|chosen|selected|signed\s+off|pronounced\s+on|ruled\s+on)\s+by\s+"
-    rf"(?P<owner>{_NAME})")
+    rf"(?:the\s+)?(?P<owner>{_NAME})")  # 'rejected by the BDFL', 'approved by the Board
 # Someone named confirms a plan or a choice: 'Alicia Romero confirmed the pilot starts on 3 November',
 # 'Data lead: Hunter (confirmed by Faisal Al-Harbi on 12 Nov)'. A confirmation by a thing ('the tests
 # confirmed the bug') or by 'I' ('I confirmed the booking') reports, it settles nothing.

@@ -16,11 +16,12 @@ the header tells).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from datetime import date, datetime
 
 from pydantic import BaseModel
 
-from graph_schema.kinds import FactKind
+from graph_schema.kinds import FactKind, PageKind
 from graph_schema.models import CandidateFact, DocumentEntity
 from graph_schema.settings import get_settings
 from pipeline.stated_dates import (
@@ -206,6 +207,28 @@ def _names_of(indexes: list[int], entities: list[DocumentEntity]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
 
 
+# The verbs of a ruling on a proposal: 'Guido pronounced on this PEP', 'accepted by the BDFL-Delegate'.
+_RULING = re.compile(r"\b(?:accept|approv|reject|declin|pronounc)", re.IGNORECASE)
+
+
+def _decided_by_the_body(status: CandidateFact, facts: list[CandidateFact], entities: list[DocumentEntity]) -> CandidateFact:
+    """A settled status whose header names no decider, with whom the body says ruled on it
+    ('PEP 362 was accepted by Guido', 'Guido pronounced on this PEP'): the one named most often
+    as a ruling decision's owner. Unchanged when the body names none, or names several equally."""
+    # kinds are the model's still (typing comes later): a person or a body ('the Steering Council')
+    people = {e.name: i for i, e in enumerate(entities) if e.kind in (PageKind.PERSON, PageKind.ORGANISATION)}
+    rulers = Counter(f.owner for f in facts if f.kind is FactKind.DECISION and not f.document_status
+                     and f.owner in people and _RULING.search(f.text))
+    ranked = rulers.most_common(2)
+    if not ranked or (len(ranked) > 1 and ranked[0][1] == ranked[1][1]):
+        return status
+    decider = ranked[0][0]
+    return status.model_copy(update={
+        "text": f"{status.text.removesuffix('.')}, decided by {decider}.", "owner": decider,
+        "entities": sorted({*status.entities, people[decider]}),
+    })
+
+
 def decision_date(sentence: str, due: str | None, base: datetime) -> date | None:
     """The calendar date a decision's own sentence gives ('approved on 12 March'), not its due date
     ('agreed to ship by 14 April') nor a date it plans for ('approved, starts 2 Nov'): a date without
@@ -249,6 +272,8 @@ def dated_facts(
     header_end = fields[-1].end if fields else 0
     kept = [f for f in facts if f.start >= header_end or (f.kind is FactKind.STATEMENT and not f.done)]
     status = status_fact(text, fields, entities, now, title)
+    if status is not None and status.kind is FactKind.DECISION and status.owner is None:
+        status = _decided_by_the_body(status, kept, entities)
     if status is not None:
         kept.append(status)
     out = []

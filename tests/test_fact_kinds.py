@@ -445,3 +445,22 @@ def test_a_decision_told_as_done_keeps_its_own_later_date_in_a_living_document()
     created = datetime(2006, 8, 21)
     assert decision_date("PEP 362 was accepted by Guido, Friday, June 22, 2012", None, created) == date(2012, 6, 22)
     assert decision_date("We agreed to launch on 3 March 2027", None, created) is None  # a plan, not when it was taken
+
+
+def test_a_settled_status_with_no_decider_in_its_header_names_whom_the_body_says_ruled():
+    # issue 20: a PEP's decider was named only when its header named one ('PEP 362: … Final.')
+    text = ("PEP: 362\nTitle: Function Signature Object\nAuthor: Brett Cannon <brett@python.org>\nStatus: Final\n"
+            "Created: 21-Aug-2006\n\n\nAcceptance\n==========\n\n"
+            "PEP 362 was accepted by Guido, Friday, June 22, 2012. The reference implementation was committed later that day.\n")
+    [extracted] = extract_documents([ParsedDocument(source_id="s", key="pep-0362.rst", text=text, chunks=chunk_text(text, 1500))])
+    status = next(f for f in extracted.facts if f.document_status)
+    assert status.text.endswith("Final, decided by Guido.") and status.owner == "Guido"
+    ruling = next(f for f in extracted.facts if "accepted by Guido" in f.text)
+    assert ruling.stated_on.isoformat() == "2012-06-22"
+    # with no ruling in the body the status names no one
+    plain = text.split("Acceptance")[0] + "The signature object is immutable.\n"
+    [extracted] = extract_documents([ParsedDocument(source_id="s", key="pep-0362.rst", text=plain, chunks=chunk_text(plain, 1500))])
+    assert next(f for f in extracted.facts if f.document_status).text.endswith("Final.")
+    # an office after 'the' decides too: 'The BDFL rejected this', 'rejected by the BDFL'
+    assert classify_sentence("The BDFL rejected this for several reasons.").owner == "BDFL"
+    assert classify_sentence("This has been rejected by the BDFL in favor of truncating.").owner == "BDFL"
