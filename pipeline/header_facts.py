@@ -39,6 +39,7 @@ STATUS_FIELDS = {"status", "state", "decision", "outcome", "resolution", "verdic
 DECIDER_FIELDS = {"delegate", "bdfl-delegate", "pep-delegate", "decider", "deciders", "decided-by", "approver",
                   "approvers", "approved-by", "accountable"}
 OWNER_FIELDS = {"owner", "owners", "assignee", "assignees", "assigned-to", "driver", "responsible"}
+AUTHOR_FIELDS = {"author", "authors", "by", "written-by", "proposer", "proposers", "champion"}
 DUE_FIELDS = {"due", "due-date", "deadline", "target-date", "target"}
 TITLE_FIELDS = {"title", "subject", "name"}
 # Fields that describe the document itself ('Type: Standards Track', 'Version: 2'): their values
@@ -274,6 +275,10 @@ def dated_facts(
     status = status_fact(text, fields, entities, now, title)
     if status is not None and status.kind is FactKind.DECISION and status.owner is None:
         status = _decided_by_the_body(status, kept, entities)
+    if status is not None and not status.entities:
+        # about its authors' pages when it names no decider or owner: a fact must be about a page
+        # to be kept ('PEP 234: Iterators: Final.' on Ka-Ping Yee's page and in the brief)
+        status = status.model_copy(update={"entities": _entities_in(_field(fields, AUTHOR_FIELDS), entities)})
     if status is not None:
         kept.append(status)
     out = []

@@ -460,7 +460,10 @@ def test_a_settled_status_with_no_decider_in_its_header_names_whom_the_body_says
     # with no ruling in the body the status names no one
     plain = text.split("Acceptance")[0] + "The signature object is immutable.\n"
     [extracted] = extract_documents([ParsedDocument(source_id="s", key="pep-0362.rst", text=plain, chunks=chunk_text(plain, 1500))])
-    assert next(f for f in extracted.facts if f.document_status).text.endswith("Final.")
+    status = next(f for f in extracted.facts if f.document_status)
+    assert status.text.endswith("Final.")
+    # and it is about the author's page, not about none (a fact about no page of a loose note was dropped)
+    assert [extracted.entities[i].name for i in status.entities] == ["Brett Cannon"]
     # an office after 'the' decides too: 'The BDFL rejected this', 'rejected by the BDFL'
     assert classify_sentence("The BDFL rejected this for several reasons.").owner == "BDFL"
     assert classify_sentence("This has been rejected by the BDFL in favor of truncating.").owner == "BDFL"
