@@ -149,6 +149,7 @@ _DECISION_WORDS = (
     r"(?:paused|postponed|deferred|pushed\s+back)\s+(?:until|till|to|into)\b|(?:is|are|was|were)\s+out\s+of\s+scope|"
     # a ruling: 'Guido pronounced on the PEP', 'the BDFL pronounced in favour', 'the court ruled that …'
     # (not 'the word is pronounced /x/')
+    r"(?<!is\s)(?<!are\s)(?<!was\s)(?<!were\s)(?<!be\s)(?<!been\s)(?<!more\s)(?<!less\s)(?<!most\s)(?<!very\s)"
     r"(?:pronounced|ruled)\s+(?:on|in\s+favou?r|for|against|that)\b|"
     r"(?:we're|we\s+are)\s+(?:moving|pushing)\s+(?:\w+\s+){1,4}?(?:from\s+(?:\w+\s+){1,3}?)?to\s+(?:the\s+)?"
     rf"(?:\d+\w*|{_MONTH}|{_WEEKDAY}|next\s+(?:week|month|quarter|year|sprint|release))|"
@@ -226,13 +227,20 @@ def stated_part(text: str) -> str:
     return text
 
 
+# Software that does things with input: no decider, whatever verb it takes ('The API accepted the request').
+_MECHANISMS = (r"(?:function|method|compiler|interpreter|parser|server|client|api|library|module|runtime|browser|"
+               r"system|program|script|regex|regular\s+expression|grammar|tokenizer|lexer|validator|filter|code|"
+               r"implementation|decorator|constructor|call|callable|protocol|format|syntax|database|driver|kernel|"
+               r"firewall|machine|tool|engine|loader|linker|shell|os|platform|pipeline|scheduler|service|bot|job|"
+               r"app|model|algorithm|check|ci|build|test|linter|hook|router|proxy|gateway|cluster)s?")
 # 'Barry Warsaw, as BDFL-Delegate, accepted …': a role in apposition between the decider and the verb
 _AS_ROLE = r"(?:,\s+as\s+(?:the\s+|a\s+)?[\w'’ -]{1,40},)?"
 _DECIDER = re.compile(rf"{_CLAUSE}(?:[Tt]he\s+)?{_SUBJECT}{_AS_ROLE}\s+(?:(?:has|have|had|finally|formally|then|also|all)\s+)*(?:{_DECISION_WORDS})\b")
 # The decider after the verb: 'The PEP was accepted by Guido on 2 June', 'approved by Tomás'.
 _DECIDED_BY = re.compile(
     r"\b(?:accepted|approved|rejected|decided|chosen|selected|signed\s+off|pronounced\s+on|ruled\s+on)\s+by\s+"
-    rf"(?:the\s+)?(?P<owner>{_NAME})")  # 'rejected by the BDFL', 'approved by the Board
+    rf"(?:the\s+)?(?!(?i:{_MONTH}|{_WEEKDAY}|q[1-4]|eo[dwm]|end|next|tomorrow|tonight)\b)(?P<owner>{_NAME})\b"
+    rf"(?!\s+(?i:{_MECHANISMS})\b)")  # 'rejected by the BDFL', 'approved by the Board'; not 'by Friday', 'by the CI pipeline'
 # Someone named confirms a plan or a choice: 'Alicia Romero confirmed the pilot starts on 3 November',
 # 'Data lead: Hunter (confirmed by Faisal Al-Harbi on 12 Nov)'. A confirmation by a thing ('the tests
 # confirmed the bug') or by 'I' ('I confirmed the booking') reports, it settles nothing.
@@ -366,9 +374,13 @@ def _owner(match: re.Match | None) -> tuple[str | None, int | None]:
     if match is None:
         return None, None
     owner = match.group("owner")
+    if owner.endswith(".") and not re.search(r"(?:^|\s)[A-Z]\.$", owner):
+        owner = owner[:-1]  # 'accepted by Guido.': the sentence's full stop, not an initial's ('J.')
     first = owner.split()[0].strip("'’")
     if first.lower() in _NOT_OWNERS and not (len(first) > 1 and first.isupper()):  # 'TO to open…': initials
         return None, None
+    if _MECHANISM_WORD.fullmatch(owner):
+        return None, None  # 'The API accepted the request': software, no decider
     if owner.lower() in ("us", "we"):
         return "we", match.start("owner")
     if owner in ("me", "I"):
@@ -475,12 +487,11 @@ def _decides(text: str) -> bool:
 
 # 'accepted by the function', 'rejected by the parser': what software does with input, no one's
 # decision ('approved by the board', 'rejected by Guido' are decisions: a body or a name).
+# The mechanism is the phrase's head: 'by the system administrator', 'by the API review board' are people.
+_PHRASE_ENDS = r"(?=\s*(?:[,.;:)!?]|$)|\s+(?:and|or|but|which|that|it|they|in|on|at|for|with|to|when|if|because|as|raises?|is|are|was|were|will|would)\b)"
+_MECHANISM_WORD = re.compile(_MECHANISMS, re.IGNORECASE)
 _BY_A_MECHANISM = re.compile(
-    r"\s+by\s+(?:the|a|an|this|that|each|every|any|its|our|your)\s+(?:[\w-]+\s+)?"
-    r"(?:function|method|compiler|interpreter|parser|server|client|api|library|module|runtime|browser|"
-    r"system|program|script|regex|regular\s+expression|grammar|tokenizer|lexer|validator|filter|code|"
-    r"implementation|decorator|constructor|call|callable|protocol|format|syntax|database|driver|kernel|"
-    r"firewall|machine|tool|engine|loader|linker|shell|os|platform)s?\b",
+    r"\s+by\s+(?:the|a|an|this|that|each|every|any|its|our|your)\s+(?:[\w-]+\s+)?" + _MECHANISMS + r"\b" + _PHRASE_ENDS,
     re.IGNORECASE)
 
 

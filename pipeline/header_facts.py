@@ -208,18 +208,35 @@ def _names_of(indexes: list[int], entities: list[DocumentEntity]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
 
 
-# The verbs of a ruling on a proposal: 'Guido pronounced on this PEP', 'accepted by the BDFL-Delegate'.
-_RULING = re.compile(r"\b(?:accept|approv|reject|declin|pronounc)", re.IGNORECASE)
+# Rulings on a proposal, by the status they give: 'Guido pronounced on this PEP', 'accepted by the
+# BDFL-Delegate' for an accepted one, 'rejected by the BDFL' for a rejected one.
+_RULING_FOR = {
+    "accepted": re.compile(r"\b(?:accept|approv|pronounc|adopt)", re.IGNORECASE),
+    "rejected": re.compile(r"\b(?:reject|declin|pronounc)", re.IGNORECASE),
+}
+_SETTLED_AS = {"accepted": "accepted", "approved": "accepted", "final": "accepted", "adopted": "accepted",
+               "provisional": "accepted", "rejected": "rejected", "declined": "rejected"}
+# The ruling is on the document itself: 'this PEP', 'the proposal', or its number ('PEP 362 was accepted').
+_THE_DOCUMENT = re.compile(r"\b(?:this|the)\s+(?:PEP|RFC|proposal|spec|specification|design|document|change|request)\b",
+                           re.IGNORECASE)
 
 
-def _decided_by_the_body(status: CandidateFact, facts: list[CandidateFact], entities: list[DocumentEntity]) -> CandidateFact:
-    """A settled status whose header names no decider, with whom the body says ruled on it
-    ('PEP 362 was accepted by Guido', 'Guido pronounced on this PEP'): the one named most often
-    as a ruling decision's owner. Unchanged when the body names none, or names several equally."""
+def _decided_by_the_body(status: CandidateFact, facts: list[CandidateFact], entities: list[DocumentEntity],
+                         value: str, number: str | None) -> CandidateFact:
+    """A settled status whose header names no decider, with whom the body says ruled on the
+    document ('PEP 362 was accepted by Guido', 'Guido pronounced on this PEP'): the one named most
+    often as a ruling's owner, where the ruling gives the status the header states ('Guido rejected
+    an earlier draft' decides nothing about an accepted PEP). Unchanged when the body names none,
+    or several equally, or the status is no acceptance or rejection ('Done')."""
+    settled = _SETTLED_AS.get(value.split()[0].lower()) if value.split() else None
+    if settled is None or "decided by" in status.text:
+        return status
+    ruling = _RULING_FOR[settled]
     # kinds are the model's still (typing comes later): a person or a body ('the Steering Council')
     people = {e.name: i for i, e in enumerate(entities) if e.kind in (PageKind.PERSON, PageKind.ORGANISATION)}
     rulers = Counter(f.owner for f in facts if f.kind is FactKind.DECISION and not f.document_status
-                     and f.owner in people and _RULING.search(f.text))
+                     and f.owner in people and ruling.search(f.text)
+                     and (_THE_DOCUMENT.search(f.text) or (number and re.search(rf"\b{number}\b", f.text))))
     ranked = rulers.most_common(2)
     if not ranked or (len(ranked) > 1 and ranked[0][1] == ranked[1][1]):
         return status
@@ -238,15 +255,34 @@ def decision_date(sentence: str, due: str | None, base: datetime) -> date | None
         if due and match.group(0) in due:
             continue
         found = nearest_calendar_date(match.group(0), base)
-        if found and (found <= base.date() or (_YEAR.search(match.group(0)) and _REPORTED_DECISION.search(sentence))):
+        if found and (found <= base.date() or _reported_on(sentence, match)):
             return found  # a living document's later entry: 'PEP 362 was accepted by Guido, Friday, June 22, 2012'
     return None
+
+
+def _reported_on(sentence: str, date_match: re.Match) -> bool:
+    """Whether a date with its year is the day a decision told as done was taken: it follows the
+    decision in the same clause ('was accepted by Guido, Friday, June 22, 2012'), not a plan after
+    it ('was approved; the new office opens on 1 April 2028')."""
+    if not _YEAR.search(date_match.group(0)):
+        return False
+    reported = None
+    for reported in _REPORTED_DECISION.finditer(sentence, 0, date_match.start()):
+        pass
+    if reported is None:
+        return False
+    between = sentence[reported.end() : date_match.start()]
+    return len(between.split()) <= 6 and not _PLAN_WORDS.search(between)
+
+
+_PLAN_WORDS = re.compile(r"[;:]|\b(?:open|opens|start|starts|begin|begins|launch|launches|scheduled|planned|due|until|"
+                         r"from|effective|deadline|for|with|expires?|ends?|runs?|goes?|go-live)\b", re.IGNORECASE)
 
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 # A decision told as done, in the passive: a date after the document's own is when it was taken, not a plan.
 _REPORTED_DECISION = re.compile(
-    r"\b(?:was|were|has\s+been|have\s+been|had\s+been)\s+(?:formally\s+|finally\s+|officially\s+)?"
+    r"\b(?:was|were|has\s+been|have\s+been|had\s+been)\s+(?:formally\s+|finally\s+|officially\s+|first\s+)?"
     r"(?:accepted|approved|rejected|decided|adopted|signed\s+off|pronounced\s+on|withdrawn|superseded)\b",
     re.IGNORECASE)
 
@@ -274,7 +310,9 @@ def dated_facts(
     kept = [f for f in facts if f.start >= header_end or (f.kind is FactKind.STATEMENT and not f.done)]
     status = status_fact(text, fields, entities, now, title)
     if status is not None and status.kind is FactKind.DECISION and status.owner is None:
-        status = _decided_by_the_body(status, kept, entities)
+        settled = _field(fields, STATUS_FIELDS)
+        number = next((f.value for f in fields[:2] if f.value.isdigit()), None)  # 'PEP: 362'
+        status = _decided_by_the_body(status, kept, entities, settled.value if settled else "", number)
     if status is not None and not status.entities:
         # about its authors' pages when it names no decider or owner: a fact must be about a page
         # to be kept ('PEP 234: Iterators: Final.' on Ka-Ping Yee's page and in the brief)

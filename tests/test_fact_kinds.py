@@ -467,3 +467,52 @@ def test_a_settled_status_with_no_decider_in_its_header_names_whom_the_body_says
     # an office after 'the' decides too: 'The BDFL rejected this', 'rejected by the BDFL'
     assert classify_sentence("The BDFL rejected this for several reasons.").owner == "BDFL"
     assert classify_sentence("This has been rejected by the BDFL in favor of truncating.").owner == "BDFL"
+
+
+@pytest.mark.parametrize(
+    "sentence, kind, owner",
+    [
+        # review of a4f7e32 and 2d11d42: a due date, a trailing full stop, software, a longer noun phrase
+        ("The budget for Acme was approved by Friday.", FactKind.DECISION, None),
+        ("The offer was accepted by Jan 15.", FactKind.DECISION, None),
+        ("The PEP was accepted by Guido.", FactKind.DECISION, "Guido"),
+        ("It was approved by the system administrator.", FactKind.DECISION, None),
+        ("It was approved by the API review board.", FactKind.DECISION, None),
+        ("It was rejected by the Linux kernel maintainers.", FactKind.DECISION, None),
+        ("The API accepted the request.", FactKind.DECISION, None),
+        ("It was rejected by the CI pipeline.", FactKind.STATEMENT, None),
+        ("The slowdown is more pronounced on Windows.", FactKind.STATEMENT, None),
+        ("The stress is pronounced on the second syllable.", FactKind.STATEMENT, None),
+    ],
+)
+def test_no_date_software_or_adjective_is_read_as_a_decider(sentence, kind, owner):
+    typing = classify_sentence(sentence)
+    assert (typing.kind, typing.owner) == (kind, owner)
+
+
+def _status_of(text: str) -> str:
+    [extracted] = extract_documents([ParsedDocument(source_id="s", key="p.rst", text=text, chunks=chunk_text(text, 1500))])
+    return next(f for f in extracted.facts if f.document_status).text
+
+
+def test_the_body_names_a_decider_only_for_a_ruling_on_the_document_that_gives_its_status():
+    head = "PEP: 997\nTitle: Frobs\nAuthor: Ada Park <ada@example.org>\nStatus: {status}\nCreated: 01-Jan-2010\n\n\n"
+    # review: a rejected idea inside an accepted PEP, and a body on an ordinary note, decide nothing
+    assert _status_of(head.format(status="Final") + "An inline form was rejected by Guido as too magical.\n").endswith("Final.")
+    assert _status_of(head.format(status="Rejected") + "Guido pronounced on this PEP in March 2011.\n").endswith(
+        "Rejected, decided by Guido.")
+    note = "Title: Warehouse move\nStatus: Done\n\n\nThe Board approved the catering budget.\n"
+    assert _status_of(note).endswith("Done.")
+    # a header delegate the model did not read as a name is not followed by a second decider
+    delegated = head.format(status="Accepted").replace("Status:", "BDFL-Delegate: Łukasz Langa\nStatus:")
+    assert _status_of(delegated + "Guido accepted this PEP in May 2011.\n").count("decided by") == 1
+
+
+def test_a_plan_after_a_decision_is_not_when_it_was_taken():
+    from datetime import datetime
+
+    from pipeline.header_facts import decision_date
+
+    base = datetime(2026, 3, 1)
+    assert decision_date("The move was approved by the Board; the new office opens on 1 April 2028.", None, base) is None
+    assert decision_date("It was approved, with cut-over scheduled for 12 June 2027", None, base) is None
