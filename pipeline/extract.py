@@ -636,12 +636,14 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]],
     return out
 
 
-_SENTENCE_END = re.compile(r"(?:^|[.!?:;]['\"’”)]?\s+|\n\s*)$")
+# A sentence's end, a line's start, a list item's marker ('- ', '2. ') or a table cell's border ('| ').
+_SENTENCE_END = re.compile(r"(?:^|[.!?:;]['\"’”)]?\s+|\n\s*|\n[ \t]*(?:[-*•]|\d{1,2}[.)])[ \t]+|\|[ \t]*)$")
 
 
 def _starts_sentence(text: str, start: int) -> bool:
-    """Whether a sentence (or a line) starts at `start`, where any word is written with a capital."""
-    return bool(_SENTENCE_END.search(text, max(0, start - 4), start)) or start == 0
+    """Whether a sentence, a line, a list item or a table cell starts at `start`, where any word is
+    written with a capital."""
+    return bool(_SENTENCE_END.search(text, max(0, start - 6), start)) or start == 0
 
 
 def _merge_acronyms(text: str, groups: dict[str, _Group]) -> list[tuple[str, str]]:

@@ -41,8 +41,9 @@ from knowledge.types import Embed
 from pipeline.fact_kinds import untask_things
 from pipeline.known_names import is_known_name
 from pipeline import names
+from pipeline.not_names import in_a_header_row
 from pipeline.names import ends_in_organisation_head, is_common_word, is_given_name, office_of, project_short_form
-from pipeline.speakers import is_job_title
+from pipeline.speakers import is_a_role_alone, is_job_title
 from pipeline.units import line_start_near
 from pipeline.tool_candidates import (
     ORGANISATION_APPOSITION,
@@ -374,6 +375,8 @@ def type_entities(documents: list[ExtractedDocument], embed: Embed | None) -> No
             kind = None  # 'Hire.', 'Strong.' opening a debrief's lines: no one's name
         elif _capitalised_only_by_its_place(text, entity) and chances["other"] >= settings.kind_not_a_page_probability:
             kind = None  # 'Cutover was 16 Nov.' where the notes speak of 'the cutover checklist', and the classifier agrees
+        elif not entity.kind_certain and not entity.candidate and is_a_role_alone(entity.name):
+            kind = PageKind.PERSON  # 'the CTO' read as a firm: whoever holds the job here (an office joins its holder later)
         elif (by_rule := bool(_PROJECT_NAME.search(entity.name)) or listed_as_a_project(text, entity)) or is_project_name(
                 text, entity):
             # 'Project Lantern' and a projects field are rules, like a header's field: other notes follow them;
@@ -433,15 +436,6 @@ def type_entities(documents: list[ExtractedDocument], embed: Embed | None) -> No
 _BETWEEN_LISTED = re.compile(r"[\s*_]*\|[\s*_]*$")
 
 
-_TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{3,}")
-
-
-def _in_a_header_row(text: str, position: int) -> bool:
-    """Whether the line at `position` is a Markdown table's header (the next line is its rule)."""
-    line_end = text.find("\n", position)
-    return line_end >= 0 and bool(_TABLE_RULE.match(text, line_end + 1))
-
-
 def _kinds_of_their_lists(document: ExtractedDocument) -> list[tuple[DocumentEntity, PageKind]]:
     """A firm or a tool named in a table's header row whose other names all agree on the other kind
     of the two takes theirs: '| | OptimoRoute | Routific | Onfleet |' heads the columns of three
@@ -453,7 +447,7 @@ def _kinds_of_their_lists(document: ExtractedDocument) -> list[tuple[DocumentEnt
     runs: list[list[int]] = []
     for (_, end, e), (start, _, f) in zip(mentions, mentions[1:]):
         if (start > end and _BETWEEN_LISTED.match(text[end:start]) and "\n" not in text[end:start]
-                and _in_a_header_row(text, end)):
+                and in_a_header_row(text, end)):
             if runs and runs[-1][-1] == e:
                 runs[-1].append(f)
             else:

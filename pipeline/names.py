@@ -200,6 +200,10 @@ def name_part(surface: str, person: bool) -> tuple[int, int] | None:
     return start, end
 
 
+# A greeting before the name it greets ('Dear Agnieszka,', 'Hi Maya'), and a request opening an item
+# before whom it is made of ('| Ask Tidewell to serve …', '- Remind Javier about the replica').
+_GREETINGS = frozenset({"dear", "hi", "hello", "hey", "thanks", "morning", "afternoon", "evening"})
+_REQUESTS = frozenset({"ask", "tell", "remind", "email", "call", "ping", "chase", "invite", "contact", "message", "nudge", "thank"})
 # Adverbs of time that open a sentence without being stop words or ending in -ly.
 _DAY_ADVERBS = frozenset({"today", "yesterday", "tomorrow", "tonight", "earlier", "later", "overall", "instead"})
 
@@ -239,6 +243,7 @@ _DATE_ABBREVIATION = re.compile(r"(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|D
 def sentence_opener(surface: str, sentence_start: bool, person: bool = False) -> int:
     """How many characters of a span are a capitalised function word that only opens the sentence:
     'With Wikinews', 'How The Onion', 'After Theodorus' -> the offset where the name starts, else 0.
+    A greeting or a request goes too: 'Dear Agnieszka', 'Ask Tidewell to serve …'.
 
     A word of spaCy's English stop list, written with a capital only because a sentence starts
     there, followed by a capitalised word; not a determiner or possessive, which belong to titles
@@ -257,6 +262,8 @@ def sentence_opener(surface: str, sentence_start: bool, person: bool = False) ->
     first = words[0].lower()
     if _is_opening_adverb(first, participles=person):  # 'Reading Festival' may be a name, 'Following Smetana' not
         return len(words[0]) + 1
+    if first in _GREETINGS or first in _REQUESTS:
+        return len(words[0]) + 1  # 'Dear Agnieszka', 'Ask Tidewell'
     if first in _DAY_ADVERBS and not is_common_word(words[1].split()[0].lower()):
         return len(words[0]) + 1  # 'Today Harrowgate and Tessaly get …' names the firm; 'Today Show' is one name
     if first not in STOP_WORDS or first in _ADDRESS or first in ("a", "an") or _nicknamer().canonicals_of(first) or _nicknamer().nicknames_of(first):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from graph_schema.settings import get_settings
 from pipeline.known_names import is_known_name
 from pipeline.names import ends_in_organisation_head, is_common_word, is_given_name
 from pipeline.units import LINE_LOOKBACK, line_start_near
@@ -38,6 +39,53 @@ _CELL_OPENING = re.compile(r"\|[ \t]*(?:\*\*)?$")
 _CELL_ALONE_AFTER = re.compile(r"(?:\*\*)?[ \t]*(?:\||$)", re.MULTILINE)
 _CELL_GOES_ON = re.compile(r"[ \t]+[a-z][^|\n]{0,300}\|")
 _ROW_START = re.compile(r"[ \t]*\|")
+_TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{3,}")
+
+
+def in_a_header_row(text: str, position: int) -> bool:
+    """Whether the line at `position` is a Markdown table's header (the next line is its rule)."""
+    line_end = text.find("\n", position)
+    return line_end >= 0 and bool(_TABLE_RULE.match(text, line_end + 1))
+
+
+def _a_cells_only_word(text: str, surface: str, start: int, end: int, before: str) -> bool:
+    """A one-word cell that is a column's label ('| Owner | Item | Due |') or a value ('| Medium |'):
+    an everyday word, alone between borders; a header row may label columns with names ('| Looker |
+    Metabase |'), which are no everyday words or are ones Simple Icons knows ('| Slack |')."""
+    if " " in surface or not (_CELL_OPENING.search(before) and _CELL_ALONE_AFTER.match(text, end)):
+        return False
+    word = surface.lower()
+    if is_given_name(word):
+        return False
+    if in_a_header_row(text, start):
+        return is_common_word(word) and not is_known_name(surface)
+    if not is_common_word(word, get_settings().cell_word_min_zipf):
+        return False
+    # a product whose name is an everyday word ('| Medium |' is also a blog platform's) is a value only
+    # beside values: another cell of its column holds an everyday word that names nothing ('| High |')
+    return not is_known_name(surface) or any(
+        " " not in cell and is_common_word(cell.lower(), get_settings().cell_word_min_zipf) and not is_known_name(cell)
+        for cell in _column_cells(text, start) if cell != surface)
+
+
+def _column_cells(text: str, position: int) -> list[str]:
+    """The value cells of the table column that holds `position` (below its header), stripped of bold marks."""
+    line_start = text.rfind("\n", 0, position) + 1
+    column = text.count("|", line_start, position)
+    table_start = line_start
+    while table_start > 0 and _ROW_START.match(text, text.rfind("\n", 0, table_start - 1) + 1):
+        table_start = text.rfind("\n", 0, table_start - 1) + 1
+    cells = []
+    for line in text[table_start:].split("\n"):
+        if not _ROW_START.match(line):
+            break
+        if _TABLE_RULE.match(line):
+            cells = []  # the header labels the column; its values are below the rule
+            continue
+        parts = line.split("|")
+        if column < len(parts):
+            cells.append(parts[column].strip(" \t*_"))
+    return cells
 
 
 @lru_cache(maxsize=8)
@@ -87,6 +135,8 @@ def names_nothing(text: str, start: int, end: int) -> bool:
     word = surface.lower()
     if word in _RAG and (surface.isupper() or (_CELL_OPENING.search(before) and _CELL_ALONE_AFTER.match(text, end))):
         return True  # 'Overall status: AMBER', '| Green |'
+    if line_start is not None and _ROW_START.match(text, line_start) and _a_cells_only_word(text, surface, start, end, before):
+        return True  # '| Owner | Item | Due |', '| Medium |'
     return bool(
         " " not in surface and _CELL_OPENING.search(before) and line_start is not None
         and _ROW_START.match(text, line_start) and _CELL_GOES_ON.match(text, end) and is_common_word(surface)

@@ -68,11 +68,14 @@ _MAX_ORGANISATION_WORDS = 6
 _SIGNATURE_MAX_LINES = 4  # a name or two and a role line under an email's closing
 # Words of a job or a part in the meeting, which an entry may give where an employer could stand
 # (nameparser's title list is no help here: it holds 'Analytics' too).
-_ROLE_WORDS = frozenset({
-    "head", "lead", "manager", "director", "engineer", "designer", "developer", "architect", "scientist",
+_JOBS = frozenset({
+    "manager", "director", "engineer", "designer", "developer", "architect", "scientist",
     "analyst", "consultant", "adviser", "advisor", "counsel", "officer", "president", "chair", "chairman",
     "chairwoman", "chairperson", "secretary", "treasurer", "founder", "cofounder", "co-founder", "ceo", "cto",
-    "cfo", "coo", "cio", "vp", "svp", "evp", "pm", "intern", "owner", "member", "guest", "observer", "host",
+    "cfo", "coo", "cio", "ciso", "cmo", "cpo", "cro", "cdo", "vp", "svp", "evp", "pm", "intern",
+})
+_ROLE_WORDS = _JOBS | frozenset({
+    "head", "lead", "owner", "member", "guest", "observer", "host",
     "facilitator", "sponsor", "note-taker", "notes", "minutes", "scribe", "speaker", "presenter",
 })
 # A department alone in parentheses is no employer: 'Kwame Asante-Boateng (Support)', '(Design)';
@@ -304,6 +307,15 @@ def is_job_title(name: str) -> bool:
     words = name.split()
     return (len(words) >= 2 and _is_role_word(words[-1])
             and all(_is_role_word(w) or w.lower() in _DEPARTMENTS or is_common_word(w.lower()) for w in words[:-1]))
+
+
+def is_a_role_alone(name: str) -> bool:
+    """'CTO', 'the CTO', 'our VP': one word of a job, with no one's name; not a part in a meeting
+    ('Notes', 'Owner'), which is as often a field's label."""
+    words = name.split()
+    if len(words) == 2 and words[0].lower() in ("the", "our", "their", "your", "my", "his", "her"):
+        words = words[1:]
+    return len(words) == 1 and words[0].removesuffix("'s").removesuffix("’s").lower() in _JOBS
 
 
 def _a_persons_name(name: str) -> bool:

@@ -786,6 +786,10 @@ def test_an_everyday_adverb_opening_the_sentence_is_not_part_of_the_name():
     # seen on fresh notes 4: 'Today Harrowgate and Tessaly get a twice-daily email' made a 'Today Harrowgate'
     assert sentence_opener("Today Harrowgate", True) == len("Today ")
     assert sentence_opener("Today Show", True) == 0  # found in review: a programme's name
+    # seen on fresh notes 6: an email's greeting and an action's request were people and a firm
+    assert sentence_opener("Dear Agnieszka", True) == len("Dear ")
+    assert sentence_opener("Hi Maya", True) == len("Hi ")
+    assert sentence_opener("Ask Tidewell", True) == len("Ask ")
 
 
 # --- one name written two ways in one text ------------------------------------------------------------
