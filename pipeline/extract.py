@@ -309,6 +309,23 @@ def _merge_short_person_names(groups: dict[str, _Group], text: str = "") -> None
             part = groups.pop(key)
             part.kinds = Counter({PageKind.PERSON: sum(part.kinds.values())})  # it is a part of a person's name
             groups[fits[0]].absorb(part)
+    _merge_clipped_given_names(groups)
+
+
+def _merge_clipped_given_names(groups: dict[str, _Group]) -> None:
+    """'Seun' joins 'Oluwaseun Adeyemi', 'Bill' 'William Ortega': a lone person-like name that is the
+    clipped form or a nickname of the given name of exactly one person named in full here, and the
+    start of no one's name ('Ana' beside 'Ana Ruiz' and 'Mariana Lopez' is Ana Ruiz's, found above)."""
+    people = [k for k, g in groups.items() if len(k.split()) >= 2 and g.kind is PageKind.PERSON and not g.candidate]
+    firsts = {k.split()[0] for k in groups}
+    for key in [k for k, g in groups.items() if " " not in k and (g.kind is PageKind.PERSON or g.certain_kind is None)]:
+        if key not in groups or not key.isalpha() or names.is_common_word(key):
+            continue
+        fits = [k for k in people if k in groups and k.split()[0] != key and names.clipped_given_name(key, k.split()[0])]
+        if len(fits) == 1 and sum(1 for f in firsts if f == key) == 1:
+            part = groups.pop(key)
+            part.kinds = Counter({PageKind.PERSON: sum(part.kinds.values())})
+            groups[fits[0]].absorb(part)
 
 
 def _title_end(text: str) -> int:
@@ -637,13 +654,15 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]],
 
 
 # A sentence's end, a line's start, a list item's marker ('- ', '2. ') or a table cell's border ('| ').
-_SENTENCE_END = re.compile(r"(?:^|[.!?:;]['\"’”)]?\s+|\n\s*|\n[ \t]*(?:[-*•]|\d{1,2}[.)])[ \t]+|\|[ \t]*)$")
+_SENTENCE_END = re.compile(r"(?:^|[.!?:;]['\"’”)]?\s+|\n\s*|\n[ \t>]*(?:[-*•]|\d{1,2}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(?:\*\*)?"
+                           r"|\|[ \t]*(?:\*\*)?)$")
+_SENTENCE_LOOKBACK = 16  # chars: a nested task item's marker and its indent ('\n    - [ ] **')
 
 
 def _starts_sentence(text: str, start: int) -> bool:
     """Whether a sentence, a line, a list item or a table cell starts at `start`, where any word is
     written with a capital."""
-    return bool(_SENTENCE_END.search(text, max(0, start - 6), start)) or start == 0
+    return bool(_SENTENCE_END.search(text, max(0, start - _SENTENCE_LOOKBACK), start)) or start == 0
 
 
 def _merge_acronyms(text: str, groups: dict[str, _Group]) -> list[tuple[str, str]]:

@@ -202,7 +202,8 @@ def name_part(surface: str, person: bool) -> tuple[int, int] | None:
 
 # A greeting before the name it greets ('Dear Agnieszka,', 'Hi Maya'), and a request opening an item
 # before whom it is made of ('| Ask Tidewell to serve …', '- Remind Javier about the replica').
-_GREETINGS = frozenset({"dear", "hi", "hello", "hey", "thanks", "morning", "afternoon", "evening"})
+_SALUTATIONS = frozenset({"dear", "hi", "hey"})
+_GREETINGS = _SALUTATIONS | {"hello", "thanks", "morning", "afternoon", "evening"}
 _REQUESTS = frozenset({"ask", "tell", "remind", "email", "call", "ping", "chase", "invite", "contact", "message", "nudge", "thank"})
 # Adverbs of time that open a sentence without being stop words or ending in -ly.
 _DAY_ADVERBS = frozenset({"today", "yesterday", "tomorrow", "tonight", "earlier", "later", "overall", "instead"})
@@ -240,6 +241,20 @@ def product_before_its_part(surface: str, named_here: Collection[str] = ()) -> i
 _DATE_ABBREVIATION = re.compile(r"(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec|Mon|Tues?|Wed|Thu|Thurs|Fri|Sat|Sun)\.\s+(?=[A-Z])")
 
 
+def _greeted_or_asked(first: str, rest: str, surface: str) -> bool:
+    """Whether a greeting or a request opens the span rather than the name ('Chase Elliott', 'Chase
+    Bank', 'Morning Star', 'Contact Energy'): the first word is no given name, the whole no name
+    Simple Icons knows, and what follows a salutation ('Dear Grace', 'Hi Maya'), or a given name or a
+    rare word ('Agnieszka', 'Tidewell')."""
+    from pipeline.known_names import is_known_name
+
+    following = normalise_name(rest.split()[0])
+    if is_given_name(first) or is_known_name(surface):
+        return False
+    # a letter's or a message's greeting is followed by a name; 'Morning Star', 'Hello Fresh' are names
+    return first in _SALUTATIONS or is_given_name(following) or not is_common_word(following)
+
+
 def sentence_opener(surface: str, sentence_start: bool, person: bool = False) -> int:
     """How many characters of a span are a capitalised function word that only opens the sentence:
     'With Wikinews', 'How The Onion', 'After Theodorus' -> the offset where the name starts, else 0.
@@ -262,7 +277,7 @@ def sentence_opener(surface: str, sentence_start: bool, person: bool = False) ->
     first = words[0].lower()
     if _is_opening_adverb(first, participles=person):  # 'Reading Festival' may be a name, 'Following Smetana' not
         return len(words[0]) + 1
-    if first in _GREETINGS or first in _REQUESTS:
+    if (first in _GREETINGS or first in _REQUESTS) and _greeted_or_asked(first, words[1], surface):
         return len(words[0]) + 1  # 'Dear Agnieszka', 'Ask Tidewell'
     if first in _DAY_ADVERBS and not is_common_word(words[1].split()[0].lower()):
         return len(words[0]) + 1  # 'Today Harrowgate and Tessaly get …' names the firm; 'Today Show' is one name
@@ -436,6 +451,21 @@ def first_names_match(a: str, b: str) -> bool:
         return a[0] == b[0]
     nick = _nicknamer()
     return a in nick.canonicals_of(b) or b in nick.canonicals_of(a)
+
+
+def clipped_given_name(short: str, given: str) -> bool:
+    """Whether a lone name (key) is a given name's clipped form: its start or its end, at least
+    `clipped_name_min_letters` long and two letters short of it ('seun' of 'oluwaseun', 'javi' of
+    'javier') that the nickname dataset does not know as a name of its own, or a nickname of it
+    ('bill' of 'william')."""
+    if short == given or len(given) <= 2 or _INITIAL.match(given) or is_title_word(short):
+        return False  # an initial is no given name to clip; 'Tsar' of 'Tsarevna' is an office
+    if first_names_match(short, given):
+        return True
+    if is_given_name(short):
+        return False  # a name of its own, not a clipping: 'Jean' beside 'Jeanne Moreau', 'Dan' of 'Daniela'
+    return (len(short) >= get_settings().clipped_name_min_letters and len(given) - len(short) >= 2
+            and (given.startswith(short) or given.endswith(short)))
 
 
 def is_given_name(word: str) -> bool:

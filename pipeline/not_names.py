@@ -39,7 +39,8 @@ _CELL_OPENING = re.compile(r"\|[ \t]*(?:\*\*)?$")
 _CELL_ALONE_AFTER = re.compile(r"(?:\*\*)?[ \t]*(?:\||$)", re.MULTILINE)
 _CELL_GOES_ON = re.compile(r"[ \t]+[a-z][^|\n]{0,300}\|")
 _ROW_START = re.compile(r"[ \t]*\|")
-_TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{3,}")
+_TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{3,}|[ \t]*\|[ \t]*:?-+:?[ \t]*\|")  # '|---|', '|-|-|'
+
 
 
 def in_a_header_row(text: str, position: int) -> bool:
@@ -49,43 +50,54 @@ def in_a_header_row(text: str, position: int) -> bool:
 
 
 def _a_cells_only_word(text: str, surface: str, start: int, end: int, before: str) -> bool:
-    """A one-word cell that is a column's label ('| Owner | Item | Due |') or a value ('| Medium |'):
-    an everyday word, alone between borders; a header row may label columns with names ('| Looker |
-    Metabase |'), which are no everyday words or are ones Simple Icons knows ('| Slack |')."""
+    """A one-word cell that is a column's label ('| Owner | Item | Due |') or a rating ('| Medium |'
+    in a column of 'High', 'Medium', 'Low'): an everyday word, alone between borders, at least
+    `cell_word_min_zipf` frequent. A header may name products or projects ('| Looker | Harbour |'),
+    rarer words or ones Simple Icons knows; a column may name people ('| Grace |' beside '| Priya |')
+    or products ('| Slack |', '| Teams |'): only a column of everyday words alone is one of values."""
     if " " in surface or not (_CELL_OPENING.search(before) and _CELL_ALONE_AFTER.match(text, end)):
         return False
-    word = surface.lower()
-    if is_given_name(word):
-        return False
     if in_a_header_row(text, start):
-        return is_common_word(word) and not is_known_name(surface)
-    if not is_common_word(word, get_settings().cell_word_min_zipf):
-        return False
-    # a product whose name is an everyday word ('| Medium |' is also a blog platform's) is a value only
-    # beside values: another cell of its column holds an everyday word that names nothing ('| High |')
-    return not is_known_name(surface) or any(
-        " " not in cell and is_common_word(cell.lower(), get_settings().cell_word_min_zipf) and not is_known_name(cell)
-        for cell in _column_cells(text, start) if cell != surface)
+        return _an_everyday_word(surface) and not is_known_name(surface)
+    label, values = _column(text, start)
+    return (len(values) >= 2 and label.lower() not in _PEOPLE_COLUMNS and all(_an_everyday_word(v) for v in values)
+            and not all(is_known_name(v) for v in values))
 
 
-def _column_cells(text: str, position: int) -> list[str]:
-    """The value cells of the table column that holds `position` (below its header), stripped of bold marks."""
+def _an_everyday_word(cell: str) -> bool:
+    word = cell.lower()
+    return (" " not in cell and word.isalpha() and not is_given_name(word)
+            and is_common_word(word, get_settings().cell_word_min_zipf))
+
+
+_CELL_BORDER = re.compile(r"(?<!\\)\|")  # not an escaped '\|' inside a cell
+
+
+# Header labels of a column of people: '| Grace |' and '| Dean |' under 'Owner' are no ratings.
+_PEOPLE_COLUMNS = frozenset({"owner", "owners", "who", "name", "names", "assignee", "assigned", "assigned to", "lead",
+                             "responsible", "person", "people", "attendee", "attendees", "dri", "contact", "by"})
+
+
+def _column(text: str, position: int) -> tuple[str, list[str]]:
+    """The header label and the value cells of the table column that holds `position`, stripped of bold marks."""
     line_start = text.rfind("\n", 0, position) + 1
-    column = text.count("|", line_start, position)
+    column = len(_CELL_BORDER.findall(text, line_start, position))
     table_start = line_start
     while table_start > 0 and _ROW_START.match(text, text.rfind("\n", 0, table_start - 1) + 1):
         table_start = text.rfind("\n", 0, table_start - 1) + 1
-    cells = []
+    cells: list[str] = []
+    label = ""
     for line in text[table_start:].split("\n"):
         if not _ROW_START.match(line):
             break
         if _TABLE_RULE.match(line):
+            label = cells[-1] if cells else ""
             cells = []  # the header labels the column; its values are below the rule
             continue
-        parts = line.split("|")
+        parts = _CELL_BORDER.split(line)
         if column < len(parts):
             cells.append(parts[column].strip(" \t*_"))
-    return cells
+    return label, cells
 
 
 @lru_cache(maxsize=8)

@@ -67,12 +67,13 @@ _ORGANISATION_END = re.compile(r"\(|,|;|\s[-–—]\s")
 _MAX_ORGANISATION_WORDS = 6
 _SIGNATURE_MAX_LINES = 4  # a name or two and a role line under an email's closing
 # Words of a job or a part in the meeting, which an entry may give where an employer could stand
-# (nameparser's title list is no help here: it holds 'Analytics' too).
+# (nameparser's title list is no help here: it holds 'Analytics' too). Not 'CRO' or 'CMO': in many
+# trades a contract research or manufacturing organisation, a firm.
 _JOBS = frozenset({
     "manager", "director", "engineer", "designer", "developer", "architect", "scientist",
     "analyst", "consultant", "adviser", "advisor", "counsel", "officer", "president", "chair", "chairman",
     "chairwoman", "chairperson", "secretary", "treasurer", "founder", "cofounder", "co-founder", "ceo", "cto",
-    "cfo", "coo", "cio", "ciso", "cmo", "cpo", "cro", "cdo", "vp", "svp", "evp", "pm", "intern",
+    "cfo", "coo", "cio", "ciso", "vp", "svp", "evp", "pm", "intern",
 })
 _ROLE_WORDS = _JOBS | frozenset({
     "head", "lead", "owner", "member", "guest", "observer", "host",

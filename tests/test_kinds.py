@@ -268,6 +268,11 @@ def test_a_job_alone_is_whoever_holds_it_never_a_firm(tmp_path):
     ("| Criterion | Looker | Slack |\n|---|---|---|\n| Semantic layer | strong | none |", "Slack", False),
     ("| Tool | Use |\n|---|---|\n| Medium | blog |\n| Slack | chat |", "Medium", False),
     ("| Owner | Due |\n|---|---|\n| Maya | 7 Dec |", "Maya", False),
+    # found in review: people in an owner column, products and projects heading columns, products in a column
+    ("| Owner | Item |\n|---|---|\n| Grace | Switch |\n| Dean | Merge |", "Dean", False),
+    ("| Criterion | Harbour | Beacon |\n|---|---|---|\n| Cost | low | high |", "Harbour", False),
+    ("| Criterion | Harbour | Beacon |\n|---|---|---|\n| Cost | low | high |", "Beacon", False),
+    ("| Channel | Owner |\n|---|---|\n| Teams | Maya Patel |\n| Slack | Ben Ito |", "Teams", False),
 ])
 def test_units_labels_and_status_words_name_nothing(text, word, nothing):
     from pipeline.not_names import names_nothing

@@ -790,6 +790,9 @@ def test_an_everyday_adverb_opening_the_sentence_is_not_part_of_the_name():
     assert sentence_opener("Dear Agnieszka", True) == len("Dear ")
     assert sentence_opener("Hi Maya", True) == len("Hi ")
     assert sentence_opener("Ask Tidewell", True) == len("Ask ")
+    # found in review: names that begin with such a word stay whole
+    for name in ("Chase Bank", "Chase Elliott", "Morning Star", "Hello Fresh", "Contact Energy", "Evening Standard"):
+        assert sentence_opener(name, True) == 0, name
 
 
 # --- one name written two ways in one text ------------------------------------------------------------
@@ -882,3 +885,23 @@ def test_two_firms_that_share_their_distinctive_word_keep_two_pages():
     )
     assert _page_of(resolved, 0, "Acme Logistics") != _page_of(resolved, 1, "Acme Freight")
     assert _page_of(resolved, 2, "Tidewater") == _page_of(resolved, 3, "Tidewater Freight")
+
+
+def test_a_clipped_given_name_is_the_one_person_named_in_full():
+    # seen on fresh notes 6: 'Seun' (the end of 'Oluwaseun') was a tool of its own beside the author
+    extracted = _typed("# Heron BI tool evaluation\n\nAuthor: Chidi Okonkwo-Bello, with Oluwaseun Adeyemi\n\n"
+                       "Clinic managers get their numbers from spreadsheets Seun builds by hand every Monday. "
+                       "Seun had the dashboard running in an afternoon.\n")
+    seun = next(e for e in extracted.entities if e.name == "Oluwaseun Adeyemi")
+    assert "Seun" in seun.aliases
+    assert not any(e.name == "Seun" for e in extracted.entities)
+
+
+def test_a_given_name_of_its_own_is_no_clipping():
+    from pipeline.names import clipped_given_name
+
+    assert clipped_given_name("seun", "oluwaseun") and clipped_given_name("javi", "javier")
+    assert clipped_given_name("bill", "william")  # the nickname dataset's
+    assert not clipped_given_name("jean", "jeanne")  # a name of its own
+    assert not clipped_given_name("lifehood", "l")  # found on GUM: an initial is no given name to clip
+    assert not clipped_given_name("tsar", "tsarevna")  # found on GUM: an office
