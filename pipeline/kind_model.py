@@ -658,8 +658,8 @@ _LINE_LABEL = re.compile(r"^[ \t]*(?:[#*>-]+|\d{1,3}[.)])?[ \t]*$")  # '## ', '-
 
 def _heading_phrase_read_as_person(text: str, entity: DocumentEntity) -> bool:
     """A 'person' of two or more everyday words, none a given name or a title, that only ever
-    opens a line: a section's name ('Reference Implementation' over its underline, '9. Backwards
-    Compatibility -- …' in a list of sections). Once a page, the graph would find it in every
+    opens or ends a line: a section's name ('Reference Implementation' over its underline, '9. Backwards
+    Compatibility -- …' in a list of sections, 'Title: Python 2.6 and 3.0 Release Schedule'). Once a page, the graph would find it in every
     later document with such a section. 'Rose Hunter' opens lines with given names."""
     words = entity.name.split()
     if (entity.kind is not PageKind.PERSON or entity.kind_certain or not 2 <= len(words) <= 4 or not entity.mentions
@@ -668,7 +668,11 @@ def _heading_phrase_read_as_person(text: str, entity: DocumentEntity) -> bool:
     if not all(w.isalpha() and w[0].isupper() and is_common_word(w) and not is_given_name(w.lower())
                and not names.is_title_word(w.lower()) for w in words):
         return False
-    return all(_LINE_LABEL.match(text[text.rfind("\n", 0, m.start) + 1 : m.start]) for m in entity.mentions)
+    return all(_LINE_LABEL.match(text[text.rfind("\n", 0, m.start) + 1 : m.start]) or _LINE_END.match(text, m.end)
+               for m in entity.mentions)
+
+
+_LINE_END = re.compile(r"[ \t*_]*(?:\n|$)")
 
 
 def _opening_word_read_as_person(text: str, entity: DocumentEntity) -> bool:

@@ -220,6 +220,12 @@ def test_one_name_gets_one_kind_across_the_notes_of_a_batch():
      "backwards incompatibilities must include a section describing them.\n\n5. Change History -- A list of "
      "changes.\n\nReference Implementation\n========================\n\nThe code is on GitHub.\n",
      {"Backwards Compatibility", "Change History", "Reference Implementation"}),
+    # seen on 20 PEPs: a release schedule's title was a person in the brief's sources
+    ("PEP: 361\nTitle: Python 2.6 and 3.0 Release Schedule\nAuthor: Nadia Osei\nStatus: Final\n\n"
+     "Abstract\n========\n\nThis document describes the development and release schedule for Python 2.6 "
+     "and 3.0. Nadia Osei is the release manager.\n\n\nRelease Schedule\n================\n\n"
+     "- Feb 29 2008: Python 2.6a1 and 3.0a3 are released\n- Apr 02 2008: Python 2.6a2 and 3.0a4 are released\n",
+     {"Release Schedule"}),
     # seen on fresh notes 6: a greeting and a request opening a table cell or a list item were part of the name
     ("Dear Agnieszka,\n\nNadia Osei read the draft.\n\n| # | Action | Owner |\n|---|---|---|\n"
      "| 3 | Ask Tidewell to serve cached slots | Agnieszka |\n\n- Remind Javier Ortega about the replica.\n",
