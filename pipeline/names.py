@@ -822,13 +822,17 @@ def with_given_names_before(surface: str, part: tuple[int, int]) -> tuple[int, i
 
 def conjoined_parts(surface: str, known: set[str], person: bool = False,
                     first_names: frozenset[str] = frozenset()) -> list[tuple[int, int]] | None:
-    """'Reuters and Bloomberg' -> the offsets of 'Reuters' and 'Bloomberg', when the prose names each alone.
+    """'Reuters and Bloomberg' -> the offsets of 'Reuters' and 'Bloomberg', when the prose names each alone;
+    'Windows, Mac' -> 'Windows' and 'Mac' (see _listed_names).
 
     A name with 'and' in it ('Procter and Gamble', 'Union of Atheists and Agnostics') stays whole
     unless both sides are names of their own in the same document, or first names (see are_first_names). One person's name never has
     'and' in it: a person span 'Makel and Plucker' (authors cited together) is two people when
     each side is written like a name.
     """
+    listed = _listed_names(surface, known)
+    if listed:
+        return listed
     parts: list[tuple[int, int]] = []
     cursor = 0
     for match in _AND.finditer(surface):
@@ -843,6 +847,31 @@ def conjoined_parts(surface: str, known: set[str], person: bool = False,
         return parts
     if are_first_names([surface[s:e] for s, e in parts], first_names):
         return parts  # 'Lars and Ilse' (read as a title of a work): two colleagues
+    return None
+
+
+_LIST_SEPARATOR = re.compile(r",\s+(?:(?:and|&)\s+)?|\s+(?:and|&)\s+")
+
+
+def _listed_names(surface: str, known: set[str]) -> list[tuple[int, int]] | None:
+    """'Windows, Mac': a list the model read as one name, when every item is a name the prose uses
+    alone or Simple Icons knows, and one of them is known there ('University of California, Berkeley'
+    and 'Paris, France' stay whole)."""
+    from pipeline.known_names import is_known_name
+
+    if "," not in surface:
+        return None
+    parts: list[tuple[int, int]] = []
+    cursor = 0
+    for match in _LIST_SEPARATOR.finditer(surface):
+        parts.append((cursor, match.start()))
+        cursor = match.end()
+    if not parts:
+        return None
+    parts.append((cursor, len(surface)))
+    items = [surface[s:e] for s, e in parts]
+    if all(normalise_name(i) in known or is_known_name(i) for i in items) and any(is_known_name(i) for i in items):
+        return parts
     return None
 
 

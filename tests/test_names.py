@@ -905,3 +905,14 @@ def test_a_given_name_of_its_own_is_no_clipping():
     assert not clipped_given_name("jean", "jeanne")  # a name of its own
     assert not clipped_given_name("lifehood", "l")  # found on GUM: an initial is no given name to clip
     assert not clipped_given_name("tsar", "tsarevna")  # found on GUM: an office
+
+
+def test_a_list_read_as_one_name_is_its_names():
+    from pipeline.names import conjoined_parts
+
+    # seen on 20 PEPs: 'three major releases: Windows, Mac, and source' gave an organisation 'Windows, Mac'
+    assert conjoined_parts("Windows, Mac", {"mac"}) == [(0, 7), (9, 12)]
+    assert conjoined_parts("Google, Apple and Notion", set()) == [(0, 6), (8, 13), (18, 24)]
+    # a campus, a place and a name with a comma in it stay whole
+    assert conjoined_parts("University of California, Berkeley", {"berkeley", "university of california"}) is None
+    assert conjoined_parts("Paris, France", {"paris", "france"}) is None
