@@ -309,22 +309,31 @@ def _merge_short_person_names(groups: dict[str, _Group], text: str = "") -> None
             part = groups.pop(key)
             part.kinds = Counter({PageKind.PERSON: sum(part.kinds.values())})  # it is a part of a person's name
             groups[fits[0]].absorb(part)
-    _merge_clipped_given_names(groups)
+    _merge_clipped_given_names(groups, text)
 
 
-def _merge_clipped_given_names(groups: dict[str, _Group]) -> None:
-    """'Seun' joins 'Oluwaseun Adeyemi', 'Bill' 'William Ortega': a lone person-like name that is the
-    clipped form or a nickname of the given name of exactly one person named in full here, and the
-    start of no one's name ('Ana' beside 'Ana Ruiz' and 'Mariana Lopez' is Ana Ruiz's, found above)."""
+def _merge_clipped_given_names(groups: dict[str, _Group], text: str) -> None:
+    """'Seun' joins 'Oluwaseun Adeyemi': a lone name the model read as a person that is the end of
+    the given name of exactly one person named in full here (or a nickname of it), begins no other
+    name of the document, and is no software or brand Simple Icons knows or the text uses as software
+    ('built the pipeline in Luigi' beside 'Pierluigi Bianchi'). A name's start is no such clipping: 'Yuki' beside 'Yukiko Tanaka' or
+    'Jiří' beside 'Jiřina' are as often another person."""
+    from pipeline.known_names import is_known_name
+
+    from pipeline.tool_candidates import in_strong_tool_cue
+
     people = [k for k, g in groups.items() if len(k.split()) >= 2 and g.kind is PageKind.PERSON and not g.candidate]
-    firsts = {k.split()[0] for k in groups}
-    for key in [k for k, g in groups.items() if " " not in k and (g.kind is PageKind.PERSON or g.certain_kind is None)]:
-        if key not in groups or not key.isalpha() or names.is_common_word(key):
-            continue
-        fits = [k for k in people if k in groups and k.split()[0] != key and names.clipped_given_name(key, k.split()[0])]
-        if len(fits) == 1 and sum(1 for f in firsts if f == key) == 1:
+    # the model's person, or a name it left untyped or read as a place ('Seun builds …' came back a place)
+    lone = [k for k, g in groups.items() if " " not in k and g.certain_kind is None
+            and (g.kind is PageKind.PERSON or g.candidate or g.kind not in (PageKind.ORGANISATION, PageKind.TOOL, PageKind.PROJECT))
+            and k.isalpha() and not names.is_common_word(k) and not is_known_name(g.name)
+            and not any(in_strong_tool_cue(text, m.start, m.end) for m in g.mentions)]
+    for key in lone:
+        if key not in groups or any(k != key and k.split()[0] == key for k in groups):
+            continue  # 'Miro' beside 'Miro Summit'
+        fits = [k for k in people if k in groups and names.clipped_given_name(key, k.split()[0])]
+        if len(fits) == 1:
             part = groups.pop(key)
-            part.kinds = Counter({PageKind.PERSON: sum(part.kinds.values())})
             groups[fits[0]].absorb(part)
 
 

@@ -668,8 +668,10 @@ def _heading_phrase_read_as_person(text: str, entity: DocumentEntity) -> bool:
     if not all(w.isalpha() and w[0].isupper() and is_common_word(w) and not is_given_name(w.lower())
                and not names.is_title_word(w.lower()) for w in words):
         return False
-    return all(_LINE_LABEL.match(text[text.rfind("\n", 0, m.start) + 1 : m.start]) or _LINE_END.match(text, m.end)
-               for m in entity.mentions)
+    opens = [bool(_LINE_LABEL.match(text[text.rfind("\n", 0, m.start) + 1 : m.start])) for m in entity.mentions]
+    # one that ends a line counts beside a heading of its own ('Title: … Release Schedule'); alone it may
+    # be a person a wrapped line or a list item names last ('- Follow up with Grant Baker')
+    return any(opens) and all(o or _LINE_END.match(text, m.end) for o, m in zip(opens, entity.mentions, strict=True))
 
 
 _LINE_END = re.compile(r"[ \t*_]*(?:\n|$)")

@@ -454,18 +454,16 @@ def first_names_match(a: str, b: str) -> bool:
 
 
 def clipped_given_name(short: str, given: str) -> bool:
-    """Whether a lone name (key) is a given name's clipped form: its start or its end, at least
-    `clipped_name_min_letters` long and two letters short of it ('seun' of 'oluwaseun', 'javi' of
-    'javier') that the nickname dataset does not know as a name of its own, or a nickname of it
-    ('bill' of 'william')."""
+    """Whether a lone name (key) is a given name's clipped form: its end, at least
+    `clipped_name_min_letters` long and two letters short of it ('seun' of 'oluwaseun'), that the
+    nickname dataset does not know as a name of its own; or a nickname of it ('bill' of 'william')."""
     if short == given or len(given) <= 2 or _INITIAL.match(given) or is_title_word(short):
         return False  # an initial is no given name to clip; 'Tsar' of 'Tsarevna' is an office
     if first_names_match(short, given):
         return True
     if is_given_name(short):
         return False  # a name of its own, not a clipping: 'Jean' beside 'Jeanne Moreau', 'Dan' of 'Daniela'
-    return (len(short) >= get_settings().clipped_name_min_letters and len(given) - len(short) >= 2
-            and (given.startswith(short) or given.endswith(short)))
+    return len(short) >= get_settings().clipped_name_min_letters and len(given) - len(short) >= 2 and given.endswith(short)
 
 
 def is_given_name(word: str) -> bool:
@@ -830,7 +828,7 @@ def conjoined_parts(surface: str, known: set[str], person: bool = False,
     'and' in it: a person span 'Makel and Plucker' (authors cited together) is two people when
     each side is written like a name.
     """
-    listed = _listed_names(surface, known)
+    listed = _listed_names(surface, known, person)
     if listed:
         return listed
     parts: list[tuple[int, int]] = []
@@ -853,7 +851,7 @@ def conjoined_parts(surface: str, known: set[str], person: bool = False,
 _LIST_SEPARATOR = re.compile(r",\s+(?:(?:and|&)\s+)?|\s+(?:and|&)\s+")
 
 
-def _listed_names(surface: str, known: set[str]) -> list[tuple[int, int]] | None:
+def _listed_names(surface: str, known: set[str], person: bool = False) -> list[tuple[int, int]] | None:
     """'Windows, Mac': a list the model read as one name, when every item is a name the prose uses
     alone or Simple Icons knows, and one of them is known there ('University of California, Berkeley'
     and 'Paris, France' stay whole)."""
@@ -869,6 +867,8 @@ def _listed_names(surface: str, known: set[str]) -> list[tuple[int, int]] | None
     if not parts:
         return None
     parts.append((cursor, len(surface)))
+    if person and len(parts) == 2:
+        return None  # 'Ford, Harrison': a person's name written surname first
     items = [surface[s:e] for s, e in parts]
     if all(normalise_name(i) in known or is_known_name(i) for i in items) and any(is_known_name(i) for i in items):
         return parts

@@ -709,3 +709,10 @@ def test_a_surname_with_particles_is_one_name_not_its_last_word(tmp_path):
     text = "Minutes: input from Isabel de la Cruz and Pieter van der Berg on the route."
     found = {text[s:e] for s, e in shape_candidates(text, [], [(0, len(text))])}
     assert {"Isabel de la Cruz", "Pieter van der Berg"} <= found, found
+
+
+def test_a_person_named_last_on_a_line_is_still_a_person(tmp_path):
+    # found in review: a section title that ends its line counts only beside its own heading
+    kinds = _kinds(tmp_path, "# Hiring\n\nNadia Osei met the candidates.\n\n- Follow up with Grant Baker\n"
+                             "- The candidate today was Wade Miller\n")
+    assert kinds.get("Grant Baker") is PageKind.PERSON and kinds.get("Wade Miller") is PageKind.PERSON, kinds
