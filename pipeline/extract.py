@@ -316,10 +316,9 @@ def _merge_clipped_given_names(groups: dict[str, _Group], text: str) -> None:
     """'Seun' joins 'Oluwaseun Adeyemi': a lone name the model read as a person that is the end of
     the given name of exactly one person named in full here (or a nickname of it), begins no other
     name of the document, and is no software or brand Simple Icons knows or the text uses as software
-    ('built the pipeline in Luigi' beside 'Pierluigi Bianchi'). A name's start is no such clipping: 'Yuki' beside 'Yukiko Tanaka' or
-    'Jiří' beside 'Jiřina' are as often another person."""
+    ('built the pipeline in Luigi' beside 'Pierluigi Bianchi'). A name's start is no such clipping:
+    'Yuki' beside 'Yukiko Tanaka' or 'Jiří' beside 'Jiřina' are as often another person."""
     from pipeline.known_names import is_known_name
-
     from pipeline.tool_candidates import in_strong_tool_cue
 
     people = [k for k, g in groups.items() if len(k.split()) >= 2 and g.kind is PageKind.PERSON and not g.candidate]
@@ -328,9 +327,11 @@ def _merge_clipped_given_names(groups: dict[str, _Group], text: str) -> None:
             and (g.kind is PageKind.PERSON or g.candidate or g.kind not in (PageKind.ORGANISATION, PageKind.TOOL, PageKind.PROJECT))
             and k.isalpha() and not names.is_common_word(k) and not is_known_name(g.name)
             and not any(in_strong_tool_cue(text, m.start, m.end) for m in g.mentions)]
+    # 'Miro' beside 'Miro Summit': a word another name begins with (counted once, before any join)
+    begins_another = {k.split()[0] for k in groups if " " in k}
     for key in lone:
-        if key not in groups or any(k != key and k.split()[0] == key for k in groups):
-            continue  # 'Miro' beside 'Miro Summit'
+        if key not in groups or key in begins_another:
+            continue
         fits = [k for k in people if k in groups and names.clipped_given_name(key, k.split()[0])]
         if len(fits) == 1:
             part = groups.pop(key)

@@ -831,14 +831,9 @@ def conjoined_parts(surface: str, known: set[str], person: bool = False,
     listed = _listed_names(surface, known, person)
     if listed:
         return listed
-    parts: list[tuple[int, int]] = []
-    cursor = 0
-    for match in _AND.finditer(surface):
-        parts.append((cursor, match.start()))
-        cursor = match.end()
+    parts = _parts_between(surface, _AND)
     if not parts:
         return None
-    parts.append((cursor, len(surface)))
     if all(normalise_name(surface[s:e]) in known for s, e in parts):
         return parts
     if person and all(_written_like_a_name(surface[s:e]) for s, e in parts):
@@ -846,6 +841,16 @@ def conjoined_parts(surface: str, known: set[str], person: bool = False,
     if are_first_names([surface[s:e] for s, e in parts], first_names):
         return parts  # 'Lars and Ilse' (read as a title of a work): two colleagues
     return None
+
+
+def _parts_between(surface: str, separator: re.Pattern) -> list[tuple[int, int]]:
+    """The (start, end) offsets of what lies between `separator`'s matches; [] when it has none."""
+    parts: list[tuple[int, int]] = []
+    cursor = 0
+    for match in separator.finditer(surface):
+        parts.append((cursor, match.start()))
+        cursor = match.end()
+    return [*parts, (cursor, len(surface))] if parts else []
 
 
 _LIST_SEPARATOR = re.compile(r",\s+(?:(?:and|&)\s+)?|\s+(?:and|&)\s+")
@@ -857,16 +862,9 @@ def _listed_names(surface: str, known: set[str], person: bool = False) -> list[t
     and 'Paris, France' stay whole)."""
     from pipeline.known_names import is_known_name
 
-    if "," not in surface:
-        return None
-    parts: list[tuple[int, int]] = []
-    cursor = 0
-    for match in _LIST_SEPARATOR.finditer(surface):
-        parts.append((cursor, match.start()))
-        cursor = match.end()
+    parts = _parts_between(surface, _LIST_SEPARATOR) if "," in surface else []
     if not parts:
         return None
-    parts.append((cursor, len(surface)))
     if person and len(parts) == 2:
         return None  # 'Ford, Harrison': a person's name written surname first
     items = [surface[s:e] for s, e in parts]
