@@ -52,7 +52,7 @@ from pipeline.not_names import names_nothing
 from pipeline.note_sections import section_breaks
 from pipeline.speakers import attach_labels, read_meeting_notes, resolved_label_spans, works_at_pairs
 from pipeline.tool_candidates import shape_candidates
-from pipeline.units import is_salutation, split_into_units, unit_breaks
+from pipeline.units import is_salutation, split_into_units, starts_a_sentence, unit_breaks
 
 LABEL_KINDS = {
     "PERSON": PageKind.PERSON,
@@ -249,7 +249,7 @@ def _add_candidates(text: str, groups: dict[str, _Group], candidates: list[tuple
         if not kept or start >= kept[-1][1]:
             kept.append((start, names.end_with_number(text, end)))
     for start, end in kept:
-        start += names.sentence_opener(text[start:end], _starts_sentence(text, start))  # 'With Wikinews'
+        start += names.sentence_opener(text[start:end], starts_a_sentence(text, start))  # 'With Wikinews'
         if text[start:end].lower().startswith("the project "):
             start += 4  # 'The Project Harbour budget …': the article opens the sentence, 'Project Harbour' is the name
             # ('The Onion', 'The Independent' keep theirs: a title's article is part of it)
@@ -625,9 +625,9 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]],
             if part is not None:
                 start, end = start + part[0], start + part[1]
         if kind in (PageKind.PERSON, PageKind.ORGANISATION):  # 'With Wikinews, Sarvis discusses…'
-            start += names.sentence_opener(text[start:end], _starts_sentence(text, start), kind is PageKind.PERSON)
+            start += names.sentence_opener(text[start:end], starts_a_sentence(text, start), kind is PageKind.PERSON)
         if kind is PageKind.ORGANISATION:  # 'Critics of Scientology at the newsgroup …'
-            start += names.group_of_a_body(text[start:end], _starts_sentence(text, start), known)
+            start += names.group_of_a_body(text[start:end], starts_a_sentence(text, start), known)
         if kind is PageKind.PERSON:
             start = names.start_with_titles(text, start)
             end = names.end_with_number(text, end)
@@ -661,18 +661,6 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]],
             continue
         out.append((start, end, kind))
     return out
-
-
-# A sentence's end, a line's start, a list item's marker ('- ', '2. ') or a table cell's border ('| ').
-_SENTENCE_END = re.compile(r"(?:^|[.!?:;]['\"’”)]?\s+|\n\s*|\n[ \t>]*(?:[-*•]|\d{1,2}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(?:\*\*)?"
-                           r"|\|[ \t]*(?:\*\*)?)$")
-_SENTENCE_LOOKBACK = 16  # chars: a nested task item's marker and its indent ('\n    - [ ] **')
-
-
-def _starts_sentence(text: str, start: int) -> bool:
-    """Whether a sentence, a line, a list item or a table cell starts at `start`, where any word is
-    written with a capital."""
-    return bool(_SENTENCE_END.search(text, max(0, start - _SENTENCE_LOOKBACK), start)) or start == 0
 
 
 def _merge_acronyms(text: str, groups: dict[str, _Group]) -> list[tuple[str, str]]:
@@ -769,7 +757,7 @@ def _name_start(ent) -> int:
         if (token.ent_type_ or not token.text[:1].isupper() or not token.is_alpha or token.is_stop
                 or (len(ent) == 1 and names.is_title_word(token.text))  # 'Emperor Norton': a person's title
                 or token.whitespace_ != " "
-                or ((token.is_sent_start or _starts_sentence(doc.text, token.idx)) and names.is_common_word(token.text))):
+                or ((token.is_sent_start or starts_a_sentence(doc.text, token.idx)) and names.is_common_word(token.text))):
             break
         first -= 1
     return doc[first].idx

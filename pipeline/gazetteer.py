@@ -39,6 +39,7 @@ from pipeline import names
 from pipeline.extract import _one_line
 from pipeline.fact_kinds import type_facts
 from pipeline.header_facts import non_name_spans
+from pipeline.units import starts_a_sentence
 
 # The kinds whose names are looked for (the same as resolution's named kinds; `you` and focus
 # pages are not names in text).
@@ -196,12 +197,7 @@ def _acceptable(
         return True
     if gap == ". ":
         return len(before) > 2  # 'U.S. Air Force'; after a longer word the period ends a sentence
-    return gap != " " or before == "The" or _starts_sentence(text, tokens[i - 1][0])
-
-
-def _starts_sentence(text: str, position: int) -> bool:
-    preceding = text[max(0, position - 40) : position].rstrip(" \t\"'‘“(*-")
-    return not preceding or preceding[-1] in ".!?:;\n"
+    return gap != " " or before == "The" or starts_a_sentence(text, tokens[i - 1][0])
 
 
 def _unit_of(document: ExtractedDocument, position: int) -> tuple[int, int]:

@@ -44,7 +44,7 @@ from pipeline import names
 from pipeline.not_names import in_a_header_row
 from pipeline.names import ends_in_organisation_head, is_common_word, is_given_name, office_of, project_short_form
 from pipeline.speakers import is_a_role_alone, is_job_title
-from pipeline.units import line_start_near
+from pipeline.units import line_start_near, starts_a_sentence
 from pipeline.tool_candidates import (
     ORGANISATION_APPOSITION,
     TOOL_AFTER,
@@ -684,7 +684,7 @@ def _opening_word_read_as_person(text: str, entity: DocumentEntity) -> bool:
         return False
     capitalised = [m for m in entity.mentions if m.surface[:1].isupper()]  # 'Lean hire.' is the word itself
     return (bool(capitalised) and (is_common_word(entity.name) or _plural_of_a_word(entity.name))
-            and not is_given_name(entity.name.lower()) and all(_opens_a_sentence(text, m.start) for m in capitalised))
+            and not is_given_name(entity.name.lower()) and all(starts_a_sentence(text, m.start) for m in capitalised))
 
 
 def _capitalised_only_by_its_place(text: str, entity: DocumentEntity) -> bool:
@@ -701,8 +701,7 @@ def _capitalised_only_by_its_place(text: str, entity: DocumentEntity) -> bool:
     capitalised = [m for m in entity.mentions if m.surface[:1].isupper()]
     if not capitalised or any(m.surface[1:] != m.surface[1:].lower() for m in capitalised):
         return False
-    if not all(_opens_a_sentence(text, m.start) or text[max(0, m.start - 2):m.start].rstrip(" \t").endswith("|")
-               for m in capitalised):
+    if not all(starts_a_sentence(text, m.start) for m in capitalised):
         return False
     return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text) is not None
 
@@ -715,11 +714,6 @@ def _plural_of_a_word(name: str) -> bool:
         return False
     singular = lowered[:-1]
     return is_common_word(singular, get_settings().kind_plural_singular_min_zipf) and not is_given_name(singular)
-
-
-def _opens_a_sentence(text: str, start: int) -> bool:
-    before = text[max(0, start - 4) : start].rstrip(" \t*_\"'“‘(")
-    return not before or before[-1] in ".!?:;\n"
 
 
 _CALENDAR_WORDS = frozenset(
@@ -796,7 +790,7 @@ def _known_unnamed_name(text: str, entity: DocumentEntity) -> bool:
     # 'Open Access' opening a sentence is everyday words; 'Power BI' is not (a word in capitals is no everyday word)
     everyday = all(is_common_word(w) and not (len(w) > 1 and w.isupper()) for w in entity.name.split())
     return (entity.candidate and is_known_name(entity.name) and not is_given_name(entity.name.lower())
-            and not (everyday and all(_opens_a_sentence(text, m.start) for m in entity.mentions)))
+            and not (everyday and all(starts_a_sentence(text, m.start) for m in entity.mentions)))
 
 
 def _known_software_read_as_firm(entity: DocumentEntity, chances: dict[str, float]) -> bool:

@@ -41,6 +41,12 @@ _URL_LIKE = re.compile(r"\.(com|org|net|txt|md|py|json|yml|yaml|html|csv|xml|log
 _FUNCTION_WORDS = frozenset(STOP_WORDS) - {"the", "a", "an", "my", "our", "your", "his", "her", "their", "its", "this",
                                             "that", "these", "those", "no", "one", "first", "last", "next", "former"}
 
+# Determiners that may open a name ('The Hague', 'Our Lady'): kept on a run unless the text writes the rest alone.
+_CAPITALISED_BESIDE = re.compile(r"[A-Z][\w'’.-]*[ \t]+$")
+_CAPITALISED_AFTER = re.compile(r"[ \t]+[A-Z]")
+_DETERMINERS = frozenset({"the", "a", "an", "my", "our", "your", "his", "her", "their", "its", "this", "that",
+                          "these", "those"})
+
 # Words around a name that say it is software or a work product ("install X", "X API", "X 3.2").
 TOOL_BEFORE = {
     "install", "installed", "installing", "uninstall", "upgrade", "upgraded", "using", "via", "run", "running",
@@ -176,6 +182,18 @@ def is_code_shaped(word: str) -> bool:
     )
 
 
+def _written_alone(text: str, start: int, end: int) -> bool:
+    """Whether the text writes text[start:end] somewhere else as a name of its own: no determiner
+    before it and no capitalised word beside it ('President Donald Trump' is another name)."""
+    rest = re.escape(text[start:end])
+    for match in re.finditer(rf"(?<![\w'’-]){rest}(?![\w'’-])", text):
+        if (match.start() != start and previous_word(text, match.start()) not in _DETERMINERS
+                and not _CAPITALISED_BESIDE.search(text, max(0, match.start() - 40), match.start())
+                and not _CAPITALISED_AFTER.match(text, match.end())):
+            return True
+    return False
+
+
 def _rare_known_name(name: str) -> bool:
     return is_known_name(name) and not is_common_word(name)
 
@@ -271,8 +289,11 @@ def shape_candidates(text: str, taken: list[tuple[int, int]], sentences: list[tu
                     break
                 last = following
                 run_end = words[last][1]
-            if last > index and word.lower() in _FUNCTION_WORDS:
-                start, end, word = words[index + 1]  # "Then PulseBoard first.": capitalised by its place only
+            if last > index and (word.lower() in _FUNCTION_WORDS or (
+                    word.lower() in _DETERMINERS and start in starts and _written_alone(text, words[index + 1][0], run_end))):
+                # "Then PulseBoard first.": capitalised by its place only; so is 'The' of "The Windows and
+                # source releases" where the text writes 'Windows' alone ('The Hague' it never does)
+                start, end, word = words[index + 1]
                 index += 1
             # a sentence's first word is a name when an apposition says what it is ("Fernway, a customer")
             # so is a known name no everyday word spells ('Okta shows…'; 'Linear regression…' is a word)

@@ -69,6 +69,24 @@ def _is_structural(line: str) -> bool:
 LINE_LOOKBACK = 60  # characters before a mention that a rule reads for its line's opening
 
 
+# A sentence's end, a line's start, a list item's marker ('- ', '2. ', '- [ ] ') or a table cell's border ('| ').
+_SENTENCE_END = re.compile(r"(?:^|[.!?:;]['\"’”)]?\s+|\n\s*|\n[ \t>]*(?:[-*•]|\d{1,2}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(?:\*\*)?"
+                           r"|\|[ \t]*(?:\*\*)?)$")
+_SENTENCE_LOOKBACK = 16  # chars: a nested task item's marker and its indent ('\n    - [ ] **')
+# What may stand between a sentence's end and its first word: '**HM (Hana):** Hire.', '. "Acme'
+_OPENING_MARKS = " \t\"'‘“(*_"
+
+
+def starts_a_sentence(text: str, start: int) -> bool:
+    """Whether a sentence, a line, a list item or a table cell starts at `start`: a place where any
+    word is written with a capital."""
+    window = max(0, start - _SENTENCE_LOOKBACK)
+    if start == 0 or _SENTENCE_END.search(text, window, start):
+        return True
+    before = text[window:start].rstrip(_OPENING_MARKS)
+    return (not before and window == 0) or (bool(before) and before[-1] in ".!?:;\n")
+
+
 def line_start_near(text: str, position: int, lookback: int = LINE_LOOKBACK) -> int | None:
     """Where the line holding `position` starts, when that is at most `lookback` characters back.
 
