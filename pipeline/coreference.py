@@ -217,6 +217,76 @@ def join_office_to_holder(document: ExtractedDocument, dominance_ratio: float) -
     return folded
 
 
+# 'Note: the BDFL refers to Guido van Rossum', 'the CEO is Dana Ruiz.': the text says who a name is.
+_DEFINED_AS = re.compile(r"[ \t]+(?:refers[ \t]+to|is|means)[ \t]+", re.IGNORECASE)
+# 'Guido the BDFL': a name and then what it is also called ('Alexander the Great').
+_CALLED_AFTER = re.compile(r"[ \t]+the[ \t]+")
+# The defined name opens its clause ('Note: the BDFL refers to …'), never 'the founder of Acme is …'.
+_DEFINED_OPENS_CLAUSE = re.compile(r"(?:^|[.!?:;(\n])[ \t\"'“‘*_]*(?:(?:the|our|their|his|her|its)[ \t]+)?$", re.IGNORECASE)
+# A clause ends after the person: 'is Dana Ruiz.', never 'is Dana Ruiz's firm'.
+_PERSON_ENDS_CLAUSE = re.compile(r"[ \t]*(?:[.,;:)!?\n]|$)")
+# After 'Guido the BDFL' the clause ends: 'Rathbun the Scientology property' names a property.
+_CALLED_ENDS = re.compile(r"[ \t]*(?:[.,;:)!?\n]|$)")
+
+
+def _may_be_a_second_name(entity: DocumentEntity) -> bool:
+    """A name that may stand for a person the text names in full: not a full name of its own, not
+    a given name, not a kind a rule set."""
+    words = _key_words(entity) if entity.kind is PageKind.PERSON else normalise_name(entity.name).split()
+    return (not entity.kind_certain and bool(words) and not (entity.kind is PageKind.PERSON and len(words) >= 2)
+            and not (len(words) == 1 and names.is_given_name(words[0])))
+
+
+def _defines(text: str, name, person) -> bool:
+    """Whether two mentions say that a name is a person: 'the BDFL refers to Guido van Rossum',
+    'Guido the BDFL'."""
+    if name.end <= person.start:
+        return (bool(_DEFINED_AS.fullmatch(text, name.end, person.start))
+                and bool(_DEFINED_OPENS_CLAUSE.search(text[max(0, name.start - _CLAUSE_LOOKBACK):name.start]))
+                and bool(_PERSON_ENDS_CLAUSE.match(text, person.end)))
+    return (person.end <= name.start and bool(_CALLED_AFTER.fullmatch(text, person.end, name.start))
+            and bool(_CALLED_ENDS.match(text, name.end)))
+
+
+def second_names_defined(documents: list[ExtractedDocument]) -> dict[str, str]:
+    """{name key: full name} for each name a document of the batch defines as exactly one person
+    named in full ('the BDFL refers to Guido van Rossum'); a name defined as two people is left out."""
+    found: dict[str, dict[str, str]] = {}
+    for document in documents:
+        text = document.parsed.text
+        people = [e for e in document.entities if e.kind is PageKind.PERSON and len(_key_words(e)) >= 2]
+        for entity in document.entities:
+            if not _may_be_a_second_name(entity):
+                continue
+            for person in people:
+                if any(_defines(text, m, n) for m in entity.mentions for n in person.mentions):
+                    found.setdefault(normalise_name(entity.name), {})[" ".join(_key_words(person))] = person.name
+    return {key: next(iter(held.values())) for key, held in found.items() if len(held) == 1}
+
+
+def join_second_names(document: ExtractedDocument, defined: dict[str, str]) -> dict[int, int]:
+    """Each name the batch defines as a person is that person here too (in place); {folded index:
+    kept index}. Where this document names the person in full, the name joins that entity; elsewhere
+    the entity becomes the person, named in full, so that every document's 'BDFL' finds one page.
+    The name stays one of the person's names for later documents."""
+    entities = document.entities
+    folded: dict[int, int] = {}
+    for i, entity in enumerate(entities):
+        full = defined.get(normalise_name(entity.name))
+        if full is None or not _may_be_a_second_name(entity):
+            continue
+        key = names.name_key(full, True)
+        holders = [j for j, e in enumerate(entities) if j != i and e.kind is PageKind.PERSON
+                   and " ".join(_key_words(e)) == key and j not in folded]
+        if holders:
+            _absorb(entities[holders[0]], entity, shorter=False)
+            folded[i] = holders[0]
+        else:
+            entity.aliases = sorted((set(entity.aliases) | {entity.name}) - {full})
+            entity.name, entity.kind = full, PageKind.PERSON
+    return folded
+
+
 def join_person_names(document: ExtractedDocument, dominance_ratio: float) -> dict[int, int]:
     """Fold the typed people's name forms into one entity each (in place); {folded index: kept index}.
 

@@ -46,7 +46,15 @@ from pipeline.also_known_as import alias_pairs
 from pipeline.fact_kinds import type_facts
 from pipeline.header_facts import dated_facts, non_name_spans
 from pipeline.header_people import read_header
-from pipeline.coreference import join_office_to_holder, join_organisation_names, join_person_names, join_tool_editions, title_words
+from pipeline.coreference import (
+    join_office_to_holder,
+    join_organisation_names,
+    join_person_names,
+    join_second_names,
+    join_tool_editions,
+    second_names_defined,
+    title_words,
+)
 from pipeline.kind_model import _drop_entities, type_entities
 from pipeline.not_names import names_nothing
 from pipeline.note_sections import section_breaks
@@ -1020,6 +1028,9 @@ def extract_documents(
         for i in sorted(built):  # names the classifier made people join their full names
             _drop_entities(built[i], join_person_names(built[i], settings.surname_dominance_ratio))
             _drop_entities(built[i], join_office_to_holder(built[i], settings.surname_dominance_ratio))
+        second_names = second_names_defined([built[i] for i in sorted(built)])  # 'the BDFL refers to Guido van Rossum'
+        for i in sorted(built):
+            _drop_entities(built[i], join_second_names(built[i], second_names))
             _drop_entities(built[i], join_organisation_names(built[i], settings.surname_dominance_ratio))
             _drop_entities(built[i], join_tool_editions(built[i]))
     return [built[i] if i in built else ExtractedDocument(parsed=parsed) for i, parsed in enumerate(documents)]

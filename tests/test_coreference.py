@@ -135,3 +135,42 @@ def test_names_with_one_key_are_one_entity_after_typing():
     text = "Initech Corp. cut jobs. Initech said the cuts were final, and Initech shares fell."
     document = _document(text, ["Initech Corp.", "Initech"], PageKind.ORGANISATION)
     assert join_organisation_names(document, 3.0) == {0: 1}
+
+
+def _parsed_notes(tmp_path, texts: list[str]):
+    from graph_schema.settings import get_settings
+    from pipeline.parse import parse_document
+
+    paths = []
+    for n, text in enumerate(texts):
+        (tmp_path / f"note{n}.txt").write_text(text)
+        paths.append(tmp_path / f"note{n}.txt")
+    return [parse_document(p, p.name, "test-coreference", get_settings()) for p in paths]
+
+
+def test_a_name_the_text_defines_as_a_person_is_that_person_in_every_document(tmp_path):
+    # seen in the 20-PEP brief: 'BDFL (tool)' was the third thing that mattered most, though PEP 201
+    # says 'the BDFL refers to Guido van Rossum' and PEP 102 'Guido the BDFL'
+    from graph_schema.settings import get_settings
+    from pipeline.resolve import resolve_documents
+
+    texts = ["Zip\n\nThe BDFL strongly prefers that this raise a TypeError.  Barry Warsaw wrote the rest.\n",
+             "Lockstep loops\n\nBarry Warsaw wrote this.\n\nNote: the BDFL refers to Guido van Rossum, Python's "
+             "Benevolent Dictator For Life.\n",
+             "Release steps\n\nAsk the release managers (or his duly assigned agents, i.e. Guido the BDFL, Fred Drake "
+             "for documentation) for input.  Guido van Rossum signs off.\n"]
+    extracted = extract_documents(_parsed_notes(tmp_path, texts), embed=embed_texts)
+    resolved = resolve_documents(extracted, [], get_settings(), embed_texts)
+    pages = {(r.slug, r.kind) for doc in resolved for r, e in zip(doc.resolutions, doc.extracted.entities, strict=True)
+             if "BDFL" in {m.surface for m in e.mentions}}
+    assert pages == {("guido-van-rossum", PageKind.PERSON)}, pages
+
+
+def test_only_a_clause_that_says_so_defines_a_name_as_a_person(tmp_path):
+    # seen on GUM while writing the rule: 'According to Rathbun the Scientology property …' is no definition
+    texts = ["Defector\n\nMark Rathbun wrote a blog.  According to Rathbun the Scientology property was returned.  "
+             "Scientology denied it.\n",
+             "Founders\n\nThe founder of Initech is Dana Ruiz.  Initech ships software.\n"]
+    extracted = extract_documents(_parsed_notes(tmp_path, texts), embed=embed_texts)
+    named = {e.name: e.kind for doc in extracted for e in doc.entities}
+    assert "Scientology" in named and "Initech" in named, named
