@@ -87,6 +87,20 @@ _OBLIGATION = re.compile(
     re.IGNORECASE,
 )
 
+# 'Releases will continue until January 2020', 'is supported until 2027': how long something lasts,
+# no date anyone is to act by.
+_LASTS_UNTIL = re.compile(
+    r"\b(?:continue[sd]?|last(?:s|ed)?|remain(?:s|ed)?|stay(?:s|ed)?|runs?|supported|maintained|available|valid)"
+    r"\s+(?:until|till)\b",
+    re.IGNORECASE,
+)
+
+
+def _due_task(text: str, due: str | None) -> bool:
+    """A due date with a word of obligation ('wants a deck by Friday'): a task, owner or not."""
+    return bool(due) and bool(_OBLIGATION.search(text)) and not _LASTS_UNTIL.search(text)
+
+
 # A name: a run of capitalised words (with the particles of surnames), at most five.
 _NAME = r"[A-Z][\w'’.-]*(?:\s+(?:(?:van|von|de|der|den|da|di|del|la|le|al|bin)\s+)?[A-Z][\w'’.-]*){0,4}"
 _PRONOUN = r"(?:[Ww]e|I)"
@@ -558,7 +572,7 @@ def _classify(text: str) -> FactTyping:
                           under_way.start("owner") if owner else None, due)
     if _OPEN.search(_UNCLEAR_IF.sub(" ", _DESCRIBED_WHETHER.sub(" ", text))) and not requirement:
         return FactTyping(FactKind.QUESTION, due=due)
-    if due and _OBLIGATION.search(text):
+    if _due_task(text, due):
         return FactTyping(FactKind.ACTION, due=due)
     return FactTyping(FactKind.STATEMENT, due=due)
 
@@ -692,7 +706,7 @@ def untask_things(facts: list[CandidateFact], text: str, entities: list[Document
         if fact.kind is FactKind.ACTION and fact.owner in things:
             sentence = text[fact.start:fact.end]
             listed = kind_at(fact.start + len(sentence) - len(sentence.lstrip()), sections) is not None
-            kind = FactKind.ACTION if listed or (fact.due and _OBLIGATION.search(sentence)) else FactKind.STATEMENT
+            kind = FactKind.ACTION if listed or _due_task(sentence, fact.due) else FactKind.STATEMENT
             fact = fact.model_copy(update={"owner": None, "kind": kind})
         out.append(fact)
     return out
@@ -766,7 +780,7 @@ def type_facts(
             # A lone capitalised word no entity stands on ("Annotations must …", "Note that … must"):
             # a rule or a remark, not someone's task.
             owner = None
-            kind = FactKind.ACTION if typing.due and _OBLIGATION.search(sentence) else FactKind.STATEMENT
+            kind = FactKind.ACTION if _due_task(sentence, typing.due) else FactKind.STATEMENT
             if kind is FactKind.STATEMENT and not named and not typing.done:
                 continue
         due = typing.due or (planned_date(sentence) if kind is FactKind.ACTION else None)

@@ -92,6 +92,10 @@ D, A, Q, S = FactKind.DECISION, FactKind.ACTION, FactKind.QUESTION, FactKind.STA
         ("I should have said earlier that the samples came back intact.", S, None, None),
         ("In 1831 the academy rejected the paper, and Aubin waited until October to reply.", D, None, "until October"),
         ("In 1831 Aubin waited until October to reply to the academy.", S, None, "until October"),
+        # seen in the 20-PEP brief as 'To do (until January 2020)': how long something lasts is no task
+        ("As a point of reference, regular maintenance releases for the Python 2.7 series will continue until "
+         "January 2020.", S, None, "until January 2020"),
+        ("The old API will be supported until March 2028.", S, None, "until March 2028"),
         # a decision word in a condition or a possibility decides nothing; a label with nothing after it says nothing
         ("If you intend to submit a proposal, use this template so that it won't get rejected because of form.",
          S, None, None),
