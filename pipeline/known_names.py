@@ -51,6 +51,11 @@ def is_known_name(name: str) -> bool:
     return name.islower() and is_rare_known_word(name)
 
 
+def is_known_in_lower_case(word: str) -> bool:
+    """A lower-case word that some known name is, however common the word ('python', 'go', 'tree' if a brand)."""
+    return word in _known_lower()
+
+
 def is_rare_known_word(word: str) -> bool:
     """A lower-case word that is a known name and too rare to be everyday English ('dbt', 'okta')."""
     from wordfreq import zipf_frequency

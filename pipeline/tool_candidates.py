@@ -25,7 +25,7 @@ from bisect import bisect_left
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from graph_schema.settings import get_settings
-from pipeline.known_names import is_known_name, is_rare_known_word, known_multiword_names
+from pipeline.known_names import is_known_in_lower_case, is_known_name, is_rare_known_word, known_multiword_names
 from pipeline.names import SURNAME_PARTICLES, is_common_word
 
 # A word as names are written in technical text: letters, digits and the joiners names use inside.
@@ -311,7 +311,9 @@ def shape_candidates(text: str, taken: list[tuple[int, int]], sentences: list[tu
         index += 1
     chosen = {span for span in found}
     for start, end, word in words:  # "python" where the document also writes "Python"
-        # never a function word: 'TO' (Tomás Okonkwo's initials) is no reason to read every 'to'
-        if word.islower() and word in capitalised_forms and word not in STOP_WORDS and not taken_spans.overlaps(start, end):
+        # never a function word: 'TO' (Tomás Okonkwo's initials) is no reason to read every 'to', and
+        # never an everyday word no known name is: 'a.k.a. Author' names no one called 'the author'
+        if (word.islower() and word in capitalised_forms and word not in STOP_WORDS and not taken_spans.overlaps(start, end)
+                and (not is_common_word(word) or is_known_in_lower_case(word))):
             chosen.add((start, end))
     return sorted(chosen)
