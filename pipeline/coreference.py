@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from graph_schema.kinds import PageKind
 from graph_schema.models import DocumentEntity, ExtractedDocument
@@ -218,66 +219,108 @@ def join_office_to_holder(document: ExtractedDocument, dominance_ratio: float) -
 
 
 # 'Note: the BDFL refers to Guido van Rossum', 'the CEO is Dana Ruiz.': the text says who a name is.
-_DEFINED_AS = re.compile(r"[ \t]+(?:refers[ \t]+to|is|means)[ \t]+", re.IGNORECASE)
+_REFERS_TO = re.compile(r"[ \t]+(?:refers[ \t]+to|stands[ \t]+for)[ \t]+", re.IGNORECASE)
+_IS = re.compile(r"[ \t]+(?:is|means)[ \t]+", re.IGNORECASE)
 # 'Guido the BDFL': a name and then what it is also called ('Alexander the Great').
 _CALLED_AFTER = re.compile(r"[ \t]+the[ \t]+")
 # The defined name opens its clause ('Note: the BDFL refers to …'), never 'the founder of Acme is …'.
 _DEFINED_OPENS_CLAUSE = re.compile(r"(?:^|[.!?:;(\n])[ \t\"'“‘*_]*(?:(?:the|our|their|his|her|its)[ \t]+)?$", re.IGNORECASE)
-# A clause ends after the person: 'is Dana Ruiz.', never 'is Dana Ruiz's firm'.
+# After 'refers to Guido van Rossum' a clause ends ('…, Python's Benevolent Dictator'), never 'Dana Ruiz's firm'.
 _PERSON_ENDS_CLAUSE = re.compile(r"[ \t]*(?:[.,;:)!?\n]|$)")
+# After 'X is P' the sentence ends: 'Zendesk is Tom Lee, Slack is Maria Lopez' assigns, it does not define.
+_PERSON_ENDS_SENTENCE = re.compile(r"[ \t]*(?:[.!?\n]|$)")
+# 'Guido the BDFL' opens its clause or follows a comma ('i.e. Guido the BDFL,'), never an object:
+# 'Send Dana Ruiz the NDA', 'handed Jurgen Klopp the Premier League'.
+_CALLED_OPENS = re.compile(r"(?:[,(;:]|\bi\.e\.|\be\.g\.)[ \t]*$")
 # After 'Guido the BDFL' the clause ends: 'Rathbun the Scientology property' names a property.
 _CALLED_ENDS = re.compile(r"[ \t]*(?:[.,;:)!?\n]|$)")
 
 
+@dataclass
+class SecondNames:
+    """Names the batch's documents define as a person: each document's own, and those that hold in
+    every document (defined one way only, and no role that each project gives someone else)."""
+
+    own: list[dict[str, str]]  # per document: name key -> the person's full name
+    shared: dict[str, str]
+
+
 def _may_be_a_second_name(entity: DocumentEntity) -> bool:
     """A name that may stand for a person the text names in full: not a full name of its own, not
-    a given name, not a kind a rule set."""
+    a given name, not a kind a rule set, not a known tool's or firm's name."""
+    from pipeline.known_names import is_known_name
+
     words = _key_words(entity) if entity.kind is PageKind.PERSON else normalise_name(entity.name).split()
     return (not entity.kind_certain and bool(words) and not (entity.kind is PageKind.PERSON and len(words) >= 2)
-            and not (len(words) == 1 and names.is_given_name(words[0])))
+            and not (len(words) == 1 and names.is_given_name(words[0])) and not is_known_name(entity.name))
 
 
 def _defines(text: str, name, person) -> bool:
     """Whether two mentions say that a name is a person: 'the BDFL refers to Guido van Rossum',
-    'Guido the BDFL'."""
+    'the DRI is Dana Ruiz.', 'i.e. Guido the BDFL,'."""
+    from pipeline.units import starts_a_sentence
+
     if name.end <= person.start:
-        return (bool(_DEFINED_AS.fullmatch(text, name.end, person.start))
-                and bool(_DEFINED_OPENS_CLAUSE.search(text[max(0, name.start - _CLAUSE_LOOKBACK):name.start]))
-                and bool(_PERSON_ENDS_CLAUSE.match(text, person.end)))
+        if not _DEFINED_OPENS_CLAUSE.search(text[max(0, name.start - _CLAUSE_LOOKBACK):name.start]):
+            return False
+        if _REFERS_TO.fullmatch(text, name.end, person.start):
+            return bool(_PERSON_ENDS_CLAUSE.match(text, person.end))
+        return bool(_IS.fullmatch(text, name.end, person.start)) and bool(_PERSON_ENDS_SENTENCE.match(text, person.end))
     return (person.end <= name.start and bool(_CALLED_AFTER.fullmatch(text, person.end, name.start))
-            and bool(_CALLED_ENDS.match(text, name.end)))
+            and bool(_CALLED_ENDS.match(text, name.end))
+            and (starts_a_sentence(text, person.start) or bool(_CALLED_OPENS.search(text, max(0, person.start - 10), person.start))))
 
 
-def second_names_defined(documents: list[ExtractedDocument]) -> dict[str, str]:
-    """{name key: full name} for each name a document of the batch defines as exactly one person
-    named in full ('the BDFL refers to Guido van Rossum'); a name defined as two people is left out."""
+def _a_role(name: str) -> bool:
+    """'the DRI', 'our CTO', 'the Chair': each project's or firm's own holder, never carried to other documents."""
+    from pipeline.speakers import is_a_role_alone, is_job_title
+
+    return is_job_title(name) or is_a_role_alone(name) or bool(names.office_of(name))
+
+
+def second_names_defined(documents: list[ExtractedDocument]) -> SecondNames:
+    """The names each document defines as one person named in full ('the BDFL refers to Guido van
+    Rossum'), and those that hold in every document of the batch: defined as one person only, no
+    role, and nowhere a kind a rule set (a table's organisation column)."""
+    own: list[dict[str, str]] = []
     found: dict[str, dict[str, str]] = {}
+    roles: set[str] = set()
     for document in documents:
         text = document.parsed.text
         people = [e for e in document.entities if e.kind is PageKind.PERSON and len(_key_words(e)) >= 2]
+        defined: dict[str, dict[str, str]] = {}
         for entity in document.entities:
             if not _may_be_a_second_name(entity):
                 continue
             for person in people:
                 if any(_defines(text, m, n) for m in entity.mentions for n in person.mentions):
-                    found.setdefault(normalise_name(entity.name), {})[" ".join(_key_words(person))] = person.name
-    return {key: next(iter(held.values())) for key, held in found.items() if len(held) == 1}
+                    defined.setdefault(normalise_name(entity.name), {})[" ".join(_key_words(person))] = person.name
+                    roles |= {normalise_name(entity.name)} if _a_role(entity.name) else set()
+        own.append({key: next(iter(held.values())) for key, held in defined.items() if len(held) == 1})
+        for key, held in defined.items():
+            found.setdefault(key, {}).update(held)
+    ruled = {normalise_name(e.name) for document in documents for e in document.entities
+             if e.kind_certain and e.kind is not PageKind.PERSON}
+    shared = {key: next(iter(held.values())) for key, held in found.items()
+              if len(held) == 1 and key not in ruled and key not in roles}
+    return SecondNames(own=own, shared=shared)
 
 
-def join_second_names(document: ExtractedDocument, defined: dict[str, str]) -> dict[int, int]:
-    """Each name the batch defines as a person is that person here too (in place); {folded index:
-    kept index}. Where this document names the person in full, the name joins that entity; elsewhere
-    the entity becomes the person, named in full, so that every document's 'BDFL' finds one page.
-    The name stays one of the person's names for later documents."""
+def join_second_names(document: ExtractedDocument, own: dict[str, str], shared: dict[str, str]) -> dict[int, int]:
+    """Each name this document or the batch defines as a person is that person here (in place);
+    {folded index: kept index}. Where this document names the person in full, the name joins that
+    entity; elsewhere the entity becomes the person, named in full, so that every document's 'BDFL'
+    finds one page. The name stays one of the person's names for later documents."""
     entities = document.entities
     folded: dict[int, int] = {}
     for i, entity in enumerate(entities):
-        full = defined.get(normalise_name(entity.name))
+        key = normalise_name(entity.name)
+        full = own.get(key) or shared.get(key)
         if full is None or not _may_be_a_second_name(entity):
             continue
-        key = names.name_key(full, True)
+        person_key = names.name_key(full, True)
         holders = [j for j, e in enumerate(entities) if j != i and e.kind is PageKind.PERSON
-                   and " ".join(_key_words(e)) == key and j not in folded]
+                   and " ".join(_key_words(e)) == person_key and j not in folded]
         if holders:
             _absorb(entities[holders[0]], entity, shorter=False)
             folded[i] = holders[0]

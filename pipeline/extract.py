@@ -1029,8 +1029,8 @@ def extract_documents(
             _drop_entities(built[i], join_person_names(built[i], settings.surname_dominance_ratio))
             _drop_entities(built[i], join_office_to_holder(built[i], settings.surname_dominance_ratio))
         second_names = second_names_defined([built[i] for i in sorted(built)])  # 'the BDFL refers to Guido van Rossum'
-        for i in sorted(built):
-            _drop_entities(built[i], join_second_names(built[i], second_names))
+        for own, i in zip(second_names.own, sorted(built), strict=True):
+            _drop_entities(built[i], join_second_names(built[i], own, second_names.shared))
             _drop_entities(built[i], join_organisation_names(built[i], settings.surname_dominance_ratio))
             _drop_entities(built[i], join_tool_editions(built[i]))
     return [built[i] if i in built else ExtractedDocument(parsed=parsed) for i, parsed in enumerate(documents)]

@@ -88,17 +88,19 @@ _OBLIGATION = re.compile(
 )
 
 # 'Releases will continue until January 2020', 'is supported until 2027': how long something lasts,
-# no date anyone is to act by.
-_LASTS_UNTIL = re.compile(
-    r"\b(?:continue[sd]?|last(?:s|ed)?|remain(?:s|ed)?|stay(?:s|ed)?|runs?|supported|maintained|available|valid)"
-    r"\s+(?:until|till)\b",
-    re.IGNORECASE,
-)
+# no date anyone is to act by (the verb right before the due date's 'until').
+_LASTING = r"\b(?:continue[sd]?|last(?:s|ed)?|remain(?:s|ed)?|stay(?:s|ed)?|runs?|supported|maintained|available|valid)\s+"
+
+
+def _lasts_until(text: str, due: str) -> bool:
+    """Whether a due date only says how long something lasts ('the quote is valid until Friday')."""
+    return due.lower().startswith(("until", "till")) and bool(
+        re.search(_LASTING + re.escape(due), " ".join(text.split()), re.IGNORECASE))
 
 
 def _due_task(text: str, due: str | None) -> bool:
     """A due date with a word of obligation ('wants a deck by Friday'): a task, owner or not."""
-    return bool(due) and bool(_OBLIGATION.search(text)) and not _LASTS_UNTIL.search(text)
+    return bool(due) and bool(_OBLIGATION.search(text)) and not _lasts_until(text, due)
 
 
 # A name: a run of capitalised words (with the particles of surnames), at most five.
@@ -340,8 +342,9 @@ def reports_done(text: str) -> bool:
 
 def due_date(text: str) -> str | None:
     """'before Friday', 'by the end of March': the first due date the sentence states."""
-    match = _DUE.search(text)
-    return " ".join(match.group(0).split()) if match else None
+    dues = [" ".join(match.group(0).split()) for match in _DUE.finditer(text)]
+    # 'The freeze will continue until Monday, so the fix needs to be merged by Friday': the second
+    return next((due for due in dues if not _lasts_until(text, due)), dues[0] if dues else None)
 
 
 # What a speaker says they will do, in minutes' shorthand: 'KM: tune the Datadog monitor …', 'TW: alert

@@ -73,7 +73,7 @@ _JOBS = frozenset({
     "manager", "director", "engineer", "designer", "developer", "architect", "scientist",
     "analyst", "consultant", "adviser", "advisor", "counsel", "officer", "president", "chair", "chairman",
     "chairwoman", "chairperson", "secretary", "treasurer", "founder", "cofounder", "co-founder", "ceo", "cto",
-    "cfo", "coo", "cio", "ciso", "vp", "svp", "evp", "pm", "intern",
+    "cfo", "coo", "cio", "ciso", "vp", "svp", "evp", "pm", "dri", "intern",
 })
 _ROLE_WORDS = _JOBS | frozenset({
     "head", "lead", "owner", "member", "guest", "observer", "host",

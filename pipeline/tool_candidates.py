@@ -42,7 +42,7 @@ _FUNCTION_WORDS = frozenset(STOP_WORDS) - {"the", "a", "an", "my", "our", "your"
                                             "that", "these", "those", "no", "one", "first", "last", "next", "former"}
 
 # Determiners that may open a name ('The Hague', 'Our Lady'): kept on a run unless the text writes the rest alone.
-_CAPITALISED_BESIDE = re.compile(r"[A-Z][\w'’.-]*[ \t]+$")
+_CAPITALISED_BESIDE = re.compile(r"[A-Z][\w'’-]*[ \t]+$")
 _CAPITALISED_AFTER = re.compile(r"[ \t]+[A-Z]")
 _DETERMINERS = frozenset({"the", "a", "an", "my", "our", "your", "his", "her", "their", "its", "this", "that",
                           "these", "those"})
@@ -182,16 +182,34 @@ def is_code_shaped(word: str) -> bool:
     )
 
 
-def _written_alone(text: str, start: int, end: int) -> bool:
-    """Whether the text writes text[start:end] somewhere else as a name of its own: no determiner
-    before it and no capitalised word beside it ('President Donald Trump' is another name)."""
-    rest = re.escape(text[start:end])
-    for match in re.finditer(rf"(?<![\w'’-]){rest}(?![\w'’-])", text):
-        if (match.start() != start and previous_word(text, match.start()) not in _DETERMINERS
-                and not _CAPITALISED_BESIDE.search(text, max(0, match.start() - 40), match.start())
-                and not _CAPITALISED_AFTER.match(text, match.end())):
-            return True
-    return False
+def _opens_a_sentence(text: str, at: int) -> bool:
+    """A sentence's or a line's first word, where any word has a capital ('Who would miss it?');
+    after a colon a list goes on ('releases: Windows, Mac')."""
+    before = text[max(0, at - 8):at].rstrip(" \t\"'‘“(*_-")
+    return not before or before[-1] in ".!?\n"
+
+
+def _written_alone(text: str, start: int, end: int, seen: dict[str, bool]) -> bool:
+    """Whether the text writes text[start:end] somewhere else as a name of its own: inside a sentence
+    (a sentence's 'Who would miss it?' is a word), with no determiner before it and no capitalised word
+    beside it ('President Donald Trump' is another name). `seen` keeps each name's answer."""
+    name = text[start:end]
+    if name not in seen:
+        seen[name] = False
+        at = text.find(name)
+        while at >= 0 and not seen[name]:
+            after = at + len(name)
+            seen[name] = (
+                at != start
+                and (at == 0 or not (text[at - 1].isalnum() or text[at - 1] in "_'’-"))
+                and (after == len(text) or not (text[after].isalnum() or text[after] in "_'’-"))
+                and not _opens_a_sentence(text, at)
+                and previous_word(text, at) not in _DETERMINERS
+                and not _CAPITALISED_BESIDE.search(text, max(0, at - 40), at)
+                and not _CAPITALISED_AFTER.match(text, after)
+            )
+            at = text.find(name, at + 1)
+    return seen[name]
 
 
 def _rare_known_name(name: str) -> bool:
@@ -254,6 +272,7 @@ def shape_candidates(text: str, taken: list[tuple[int, int]], sentences: list[tu
     capitalised_forms = {text[s:e].lower() for s, e in taken if s not in starts}
     index = 0
     multiword = known_multiword_names()
+    alone: dict[str, bool] = {}  # a name after a sentence's opening article -> whether the text writes it alone
     while index < len(words):
         start, end, word = words[index]
         if taken_spans.overlaps(start, end):
@@ -290,7 +309,7 @@ def shape_candidates(text: str, taken: list[tuple[int, int]], sentences: list[tu
                 last = following
                 run_end = words[last][1]
             if last > index and (word.lower() in _FUNCTION_WORDS or (
-                    word.lower() in _DETERMINERS and start in starts and _written_alone(text, words[index + 1][0], run_end))):
+                    word.lower() in _DETERMINERS and start in starts and _written_alone(text, words[index + 1][0], run_end, alone))):
                 # "Then PulseBoard first.": capitalised by its place only; so is 'The' of "The Windows and
                 # source releases" where the text writes 'Windows' alone ('The Hague' it never does)
                 start, end, word = words[index + 1]

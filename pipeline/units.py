@@ -73,18 +73,23 @@ LINE_LOOKBACK = 60  # characters before a mention that a rule reads for its line
 _SENTENCE_END = re.compile(r"(?:^|[.!?:;]['\"’”)]?\s+|\n\s*|\n[ \t>]*(?:[-*•]|\d{1,2}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(?:\*\*)?"
                            r"|\|[ \t]*(?:\*\*)?)$")
 _SENTENCE_LOOKBACK = 16  # chars: a nested task item's marker and its indent ('\n    - [ ] **')
-# What may stand between a sentence's end and its first word: '**HM (Hana):** Hire.', '. "Acme'
-_OPENING_MARKS = " \t\"'‘“(*_"
+# What may stand between a sentence's end and its first word: '**HM (Hana):** Hire.', '. "Acme',
+# a list-table's '* - ' and a dash item with no space after its marker ('-Ping Slack').
+_OPENING_MARKS = " \t\"'‘“(*_-"
+_OPENING_LOOKBACK = 40  # chars: a deeply indented line ('                  Ask Globex …')
 
 
 def starts_a_sentence(text: str, start: int) -> bool:
     """Whether a sentence, a line, a list item or a table cell starts at `start`: a place where any
-    word is written with a capital."""
-    window = max(0, start - _SENTENCE_LOOKBACK)
-    if start == 0 or _SENTENCE_END.search(text, window, start):
+    word is written with a capital. A full stop with no space after it is inside a name
+    ('collections.Counter'), not the end of a sentence."""
+    if start == 0 or _SENTENCE_END.search(text, max(0, start - _SENTENCE_LOOKBACK), start):
         return True
+    window = max(0, start - _OPENING_LOOKBACK)
     before = text[window:start].rstrip(_OPENING_MARKS)
-    return (not before and window == 0) or (bool(before) and before[-1] in ".!?:;\n")
+    if not before:
+        return True  # only spaces and marks since the window's start: a line's indent
+    return before[-1] == "\n" or (before[-1] in ".!?:;" and len(before) < start - window)
 
 
 def line_start_near(text: str, position: int, lookback: int = LINE_LOOKBACK) -> int | None:

@@ -174,3 +174,27 @@ def test_only_a_clause_that_says_so_defines_a_name_as_a_person(tmp_path):
     extracted = extract_documents(_parsed_notes(tmp_path, texts), embed=embed_texts)
     named = {e.name: e.kind for doc in extracted for e in doc.entities}
     assert "Scientology" in named and "Initech" in named, named
+
+
+def test_a_definition_is_a_clause_that_says_so_and_reaches_other_documents_only_when_it_holds_in_all(tmp_path):
+    # found in review of the first version: each of these made a tool, a firm or a document a person
+    texts = ["Prep\n\n- Send Dana Ruiz the NDA.\n\nA late goal handed Jurgen Klopp the Premier League.\n",
+             "Owners\n\nSupport: Zendesk is Tom Lee, Slack is Maria Lopez.\n\nAccount owners: Corvane is Tom Lee, "
+             "Globex is Maria Lopez.\n",
+             "Deal\n\nThe NDA with Globex was signed by Maria Lopez. Globex wants the NDA by Friday.\n"
+             "- Zendesk must export the tickets by Friday.\n\nAttendees:\n- Farah Nasser (Corvane)\n",
+             "Kickoff\n\nNote: the DRI refers to Dana Ruiz.\n\nThe DRI owns the launch.\n",
+             "Retro\n\nNote: the DRI refers to Tom Lee.\n\nThe DRI signed off on Friday.\n",
+             "Minutes\n\nThe DRI signed off on Friday, said Maria Lopez.\n"]
+    extracted = extract_documents(_parsed_notes(tmp_path, texts), embed=embed_texts)
+    people = [{e.name for e in doc.entities if e.kind is PageKind.PERSON} for doc in extracted]
+    named = [{name for e in doc.entities for name in (e.name, *e.aliases)} for doc in extracted]
+    for n in range(3):
+        assert not {"NDA", "Premier League", "Zendesk", "Slack", "Corvane", "Globex"} & {
+            a for e in extracted[n].entities if e.kind is PageKind.PERSON for a in e.aliases}, extracted[n].entities
+    assert "Dana Ruiz" in people[0] and "Tom Lee" in people[1]
+    # each document's own definition holds in it, though another defines the name as someone else
+    assert any(e.name == "Dana Ruiz" and "DRI" in e.aliases for e in extracted[3].entities), extracted[3].entities
+    assert any(e.name == "Tom Lee" and "DRI" in e.aliases for e in extracted[4].entities), extracted[4].entities
+    # a role is each project's own: another document's DRI is nobody the batch defined
+    assert "Dana Ruiz" not in people[5] and "Tom Lee" not in people[5], named[5]

@@ -96,6 +96,9 @@ D, A, Q, S = FactKind.DECISION, FactKind.ACTION, FactKind.QUESTION, FactKind.STA
         ("As a point of reference, regular maintenance releases for the Python 2.7 series will continue until "
          "January 2020.", S, None, "until January 2020"),
         ("The old API will be supported until March 2028.", S, None, "until March 2028"),
+        # found in review: only the due date that says how long something lasts is no task's
+        ("The renewal must be signed by Thursday; the quote is valid until Friday.", A, None, "by Thursday"),
+        ("The freeze will continue until Monday, so the fix needs to be merged by Friday.", A, None, "by Friday"),
         # a decision word in a condition or a possibility decides nothing; a label with nothing after it says nothing
         ("If you intend to submit a proposal, use this template so that it won't get rejected because of form.",
          S, None, None),
