@@ -153,3 +153,15 @@ def test_a_wrapped_sentence_ends_in_words_a_reply_may_open_with():
 
     assert not any(is_salutation(line) for line in ("well received.", "no annotations.", "Good progress.", "Yes, Python."))
     assert is_salutation("Hi Maya,") and is_salutation("Kind regards,")
+
+
+def test_a_sentence_starts_after_a_list_marker_an_indent_or_a_full_stop_and_a_space():
+    from pipeline.units import starts_a_sentence
+
+    # found in review: the gazetteer's own check read these as a line's first word; the shared one did not
+    for text, word in [("   * - Using Slack for alerts", "Using"), ("-Ping Slack about the outage.", "Ping"),
+                       ("Decisions:  - Ping Slack now", "Ping"), ("\n" + " " * 18 + "Ask Globex today", "Ask"),
+                       ("**HM (Hana):** Hire.", "Hire"), ("We met. Then we left.", "Then"), ("| Risk | Medium |", "Medium")]:
+        assert starts_a_sentence(text, text.index(word)), text
+    for text, word in [("use collections.Counter here", "Counter"), ("we met Then", "Then"), ("word - Name", "Name")]:
+        assert not starts_a_sentence(text, text.index(word)), text
