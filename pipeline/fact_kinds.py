@@ -767,10 +767,8 @@ def type_facts(
             named_so = _person_named(owner, entities)
             if named_so:
                 owner, known = named_so, True  # '[Hunter]' where no mention (or only 'Hunter') was read: Hunter Okafor
-        labelled = bool(_LABEL.match(sentence.strip(" \t\n#")))  # '## Open question: who signs the DPA?'
-        if (kind is FactKind.ACTION or (kind is FactKind.QUESTION and not labelled)) and _heading_line(text, at):
-            # 'Public API to query module names' over its underline, PEP 1's 'What is a PEP?': a section's name
-            kind, owner = FactKind.STATEMENT, None
+        if kind is FactKind.ACTION and _heading_line(text, at):
+            kind, owner = FactKind.STATEMENT, None  # 'Public API to query module names' over its underline: a section's name
         speaker, words_start = _speaker(text, at, entities)
         if speaker and owner == "I":
             owner, known = speaker, True  # 'HI: I'll update the runbook.'

@@ -163,17 +163,6 @@ def test_an_open_item_reported_done_is_closed_in_what_changed(graph, tmp_path):
     assert [line.text for line in _lines(copied, "closed")] == [line.text for line in _lines(everything, "closed")]
 
 
-def test_a_heading_that_asks_is_a_sections_name_not_an_open_question():
-    # seen in the 20-PEP brief: PEP 1's section 'What is a PEP?' was an open question
-    text = "What is a PEP?\n==============\n\nPEP stands for Python Enhancement Proposal.\n\n## Why now?\n\nBudgets close in May.\n"
-    units = [(0, 14), (31, 74), (76, 87), (89, len(text) - 1)]
-    assert [f.kind for f in type_facts([], text, [], units) if f.kind is FactKind.QUESTION] == []
-    # a question asked in the text, or labelled so in a heading, stays one
-    text = "Do we need SSO for the pilot?\n\n## Open question: who signs the DPA?\n"
-    units = [(0, 29), (31, len(text) - 1)]
-    assert [f.kind for f in type_facts([], text, [], units)] == [FactKind.QUESTION, FactKind.QUESTION]
-
-
 def test_headings_and_rules_in_prose_are_no_decisions_or_tasks():
     # A section's name decides nothing ("Rejected Ideas"), and a lone capitalised word that is no
     # one's name does not own a task ("Annotations must …"): both were listed in a proposal's brief.
