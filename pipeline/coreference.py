@@ -227,8 +227,11 @@ _CALLED_AFTER = re.compile(r"[ \t]+the[ \t]+")
 _DEFINED_OPENS_CLAUSE = re.compile(r"(?:^|[.!?:;(\n])[ \t\"'“‘*_]*(?:(?:the|our|their|his|her|its)[ \t]+)?$", re.IGNORECASE)
 # After 'refers to Guido van Rossum' a clause ends ('…, Python's Benevolent Dictator'), never 'Dana Ruiz's firm'.
 _PERSON_ENDS_CLAUSE = re.compile(r"[ \t]*(?:[.,;:)!?\n]|$)")
-# After 'X is P' the sentence ends: 'Zendesk is Tom Lee, Slack is Maria Lopez' assigns, it does not define.
-_PERSON_ENDS_SENTENCE = re.compile(r"[ \t]*(?:[.!?\n]|$)")
+# After 'X is P' the sentence ends or says more of P ('…, who wrote Python', '(GvR)'): 'Zendesk is
+# Tom Lee, Slack is Maria Lopez' assigns, it does not define.
+_PERSON_ENDS_SENTENCE = re.compile(r"[ \t]*(?:[.!?\n(]|$|,[ \t]+who\b)")
+# 'The BDFL is …', 'our DRI is …': a term the text introduces, not a bare product name ('Kestrel is Tom Lee').
+_A_TERM_BEFORE = re.compile(r"\b(?:the|our|their|his|her|its)[ \t]+$", re.IGNORECASE)
 # 'Guido the BDFL' opens its clause or follows a comma ('i.e. Guido the BDFL,'), never an object:
 # 'Send Dana Ruiz the NDA', 'handed Jurgen Klopp the Premier League'.
 _CALLED_OPENS = re.compile(r"(?:[,(;:]|\bi\.e\.|\be\.g\.)[ \t]*$")
@@ -239,7 +242,7 @@ _CALLED_ENDS = re.compile(r"[ \t]*(?:[.,;:)!?\n]|$)")
 @dataclass
 class SecondNames:
     """Names the batch's documents define as a person: each document's own, and those that hold in
-    every document (defined one way only, and no role that each project gives someone else)."""
+    every document (an acronym defined one way only, and no role that each project gives someone else)."""
 
     own: list[dict[str, str]]  # per document: name key -> the person's full name
     shared: dict[str, str]
@@ -265,10 +268,18 @@ def _defines(text: str, name, person) -> bool:
             return False
         if _REFERS_TO.fullmatch(text, name.end, person.start):
             return bool(_PERSON_ENDS_CLAUSE.match(text, person.end))
-        return bool(_IS.fullmatch(text, name.end, person.start)) and bool(_PERSON_ENDS_SENTENCE.match(text, person.end))
-    return (person.end <= name.start and bool(_CALLED_AFTER.fullmatch(text, person.end, name.start))
+        return (bool(_IS.fullmatch(text, name.end, person.start)) and bool(_PERSON_ENDS_SENTENCE.match(text, person.end))
+                and (_an_acronym(name.surface) or bool(_A_TERM_BEFORE.search(text, max(0, name.start - 8), name.start))))
+    # 'Guido the BDFL' calls him by an acronym; 'Tom Lee the Kestrel, Dana Ruiz the Osprey' hands out work
+    return (_an_acronym(name.surface) and person.end <= name.start and bool(_CALLED_AFTER.fullmatch(text, person.end, name.start))
             and bool(_CALLED_ENDS.match(text, name.end))
             and (starts_a_sentence(text, person.start) or bool(_CALLED_OPENS.search(text, max(0, person.start - 10), person.start))))
+
+
+def _an_acronym(name: str) -> bool:
+    """'BDFL', 'DRI': capitals only, the way a title people are called by is shortened."""
+    letters = [ch for ch in name if ch.isalpha()]
+    return len(letters) >= 2 and all(ch.isupper() for ch in letters)
 
 
 def _a_role(name: str) -> bool:
@@ -280,11 +291,12 @@ def _a_role(name: str) -> bool:
 
 def second_names_defined(documents: list[ExtractedDocument]) -> SecondNames:
     """The names each document defines as one person named in full ('the BDFL refers to Guido van
-    Rossum'), and those that hold in every document of the batch: defined as one person only, no
-    role, and nowhere a kind a rule set (a table's organisation column)."""
+    Rossum'), and those that hold in every document of the batch: an acronym defined as one person
+    only, no role, and nowhere a kind a rule set (a table's organisation column)."""
     own: list[dict[str, str]] = []
     found: dict[str, dict[str, str]] = {}
     roles: set[str] = set()
+    acronyms: set[str] = set()  # only a term's acronym ('BDFL') reaches other documents: a word may name other things there
     for document in documents:
         text = document.parsed.text
         people = [e for e in document.entities if e.kind is PageKind.PERSON and len(_key_words(e)) >= 2]
@@ -296,13 +308,14 @@ def second_names_defined(documents: list[ExtractedDocument]) -> SecondNames:
                 if any(_defines(text, m, n) for m in entity.mentions for n in person.mentions):
                     defined.setdefault(normalise_name(entity.name), {})[" ".join(_key_words(person))] = person.name
                     roles |= {normalise_name(entity.name)} if _a_role(entity.name) else set()
+                    acronyms |= {normalise_name(entity.name)} if _an_acronym(entity.name) else set()
         own.append({key: next(iter(held.values())) for key, held in defined.items() if len(held) == 1})
         for key, held in defined.items():
             found.setdefault(key, {}).update(held)
     ruled = {normalise_name(e.name) for document in documents for e in document.entities
              if e.kind_certain and e.kind is not PageKind.PERSON}
     shared = {key: next(iter(held.values())) for key, held in found.items()
-              if len(held) == 1 and key not in ruled and key not in roles}
+              if len(held) == 1 and key not in ruled and key not in roles and key in acronyms}
     return SecondNames(own=own, shared=shared)
 
 

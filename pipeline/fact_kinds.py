@@ -342,9 +342,17 @@ def reports_done(text: str) -> bool:
 
 def due_date(text: str) -> str | None:
     """'before Friday', 'by the end of March': the first due date the sentence states."""
-    dues = [" ".join(match.group(0).split()) for match in _DUE.finditer(text)]
-    # 'The freeze will continue until Monday, so the fix needs to be merged by Friday': the second
-    return next((due for due in dues if not _lasts_until(text, due)), dues[0] if dues else None)
+    matches = list(_DUE.finditer(text))
+    if not matches:
+        return None
+    first = " ".join(matches[0].group(0).split())
+    if _lasts_until(text, first):
+        # 'The freeze will continue until Monday, so the fix needs to be merged by Friday': a later
+        # date with a word of obligation of its own ('as it did before May' has none)
+        for match in matches[1:]:
+            if _OBLIGATION.search(text, matches[0].end(), match.start()):
+                return " ".join(match.group(0).split())
+    return first
 
 
 # What a speaker says they will do, in minutes' shorthand: 'KM: tune the Datadog monitor …', 'TW: alert

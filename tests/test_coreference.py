@@ -198,3 +198,14 @@ def test_a_definition_is_a_clause_that_says_so_and_reaches_other_documents_only_
     assert any(e.name == "Tom Lee" and "DRI" in e.aliases for e in extracted[4].entities), extracted[4].entities
     # a role is each project's own: another document's DRI is nobody the batch defined
     assert "Dana Ruiz" not in people[5] and "Tom Lee" not in people[5], named[5]
+
+
+def test_work_handed_out_is_no_definition_and_a_definition_may_say_more_of_the_person(tmp_path):
+    # found in the second review: assignments read as definitions, and a definition that goes on was missed
+    texts = ["Review\n\nReview owners: Tom Lee the Kestrel, Dana Ruiz the Osprey.\n\nOwner of the week: Kestrel is Tom Lee.\n",
+             "Ship\n\nWe shipped Kestrel 2.1 on Monday. Osprey is blocked on the Kestrel API.\n",
+             "Intro\n\nThe BDFL is Guido van Rossum, who wrote Python. The BDFL approved PEP 8.\n"]
+    extracted = extract_documents(_parsed_notes(tmp_path, texts), embed=embed_texts)
+    assert not [e for e in extracted[0].entities if {"Kestrel", "Osprey"} & set(e.aliases)], extracted[0].entities
+    assert not {"Tom Lee", "Dana Ruiz"} & {e.name for e in extracted[1].entities}, extracted[1].entities
+    assert any(e.name == "Guido van Rossum" and "BDFL" in e.aliases for e in extracted[2].entities), extracted[2].entities

@@ -99,6 +99,8 @@ D, A, Q, S = FactKind.DECISION, FactKind.ACTION, FactKind.QUESTION, FactKind.STA
         # found in review: only the due date that says how long something lasts is no task's
         ("The renewal must be signed by Thursday; the quote is valid until Friday.", A, None, "by Thursday"),
         ("The freeze will continue until Monday, so the fix needs to be merged by Friday.", A, None, "by Friday"),
+        ("The freeze must continue until Monday, as it did before May.", S, None, "until Monday"),
+        ("The quote is valid until Friday; the last one came within 2 days.", S, None, "until Friday"),
         # a decision word in a condition or a possibility decides nothing; a label with nothing after it says nothing
         ("If you intend to submit a proposal, use this template so that it won't get rejected because of form.",
          S, None, None),
