@@ -389,6 +389,25 @@ def _heading_line(text: str, at: int) -> bool:
     return is_underline(text[line_end + 1 : next_end if next_end >= 0 else len(text)])
 
 
+# A heading that asks what something is: 'What is a PEP?', '## What are the Lantern metrics?'
+_WHAT_IS = re.compile(r"^[#\s]*what\s+(?:is|are)\s+(?:an?\s+|the\s+)?(?P<term>[^?\n]{1,40}?)\s*\?\s*$", re.IGNORECASE)
+_DEFINING = r"\s+(?:\([^)]{0,60}\)\s+)?(?:is|are|stands\s+for|means|refers\s+to)\b"
+
+
+def _answered_below(text: str, at: int, heading: str) -> bool:
+    """Whether the first sentence under a heading that asks what something is says what it is: a
+    section's title, answered ('What is a PEP?' over 'PEP stands for …'). A question heading left
+    open ('## Should we move to Postgres?' over a discussion) stays a question."""
+    asked = _WHAT_IS.match(heading)
+    if not asked:
+        return False
+    below = text[text.find("\n", at) + 1 :] if "\n" in text[at:] else ""
+    lines = [line for line in below.split("\n")[:4] if line.strip() and not is_underline(line)]
+    first = re.split(r"(?<=[.!?])\s", lines[0].strip(), maxsplit=1)[0] if lines else ""
+    term = re.escape(asked.group("term")).replace(r"\ ", r"\s+")
+    return bool(re.search(rf"\b{term}{_DEFINING}", first, re.IGNORECASE))
+
+
 def planned_date(text: str) -> str | None:
     """'on Monday', 'tomorrow': when a task is to happen, where the sentence gives no due date."""
     match = _PLANNED.search(text)
@@ -777,6 +796,8 @@ def type_facts(
                 owner, known = named_so, True  # '[Hunter]' where no mention (or only 'Hunter') was read: Hunter Okafor
         if kind is FactKind.ACTION and _heading_line(text, at):
             kind, owner = FactKind.STATEMENT, None  # 'Public API to query module names' over its underline: a section's name
+        elif kind is FactKind.QUESTION and _heading_line(text, at) and _answered_below(text, at, sentence.strip()):
+            kind = FactKind.STATEMENT  # PEP 1's 'What is a PEP?' over 'PEP stands for Python Enhancement Proposal.'
         speaker, words_start = _speaker(text, at, entities)
         if speaker and owner == "I":
             owner, known = speaker, True  # 'HI: I'll update the runbook.'

@@ -163,6 +163,20 @@ def test_an_open_item_reported_done_is_closed_in_what_changed(graph, tmp_path):
     assert [line.text for line in _lines(copied, "closed")] == [line.text for line in _lines(everything, "closed")]
 
 
+def test_a_heading_that_asks_what_something_is_and_is_answered_below_is_no_open_question():
+    # seen in the 20-PEP brief: PEP 1's section 'What is a PEP?' was an open question
+    text = "What is a PEP?\n==============\n\nPEP stands for Python Enhancement Proposal.\n"
+    units = [(0, 14), (31, len(text) - 1)]
+    assert [f.kind for f in type_facts([], text, [], units) if f.kind is FactKind.QUESTION] == []
+    # a question heading left open under it stays a question (the review of a first, broader rule)
+    for text in ("## Should we move to Postgres?\n\nDana thinks so; Tom wants numbers first.\n",
+                 "## What is the Lantern budget?\n\nNobody has a number yet.\n",
+                 "## Open questions\n\n### Who signs the DPA?\n\nLegal has not said.\n"):
+        heading_start = text.rfind("\n", 0, text.find("?")) + 1  # the heading's line, '#' and all
+        units = [(heading_start, text.find("?") + 1)]
+        assert [f.kind for f in type_facts([], text, [], units)] == [FactKind.QUESTION], text
+
+
 def test_headings_and_rules_in_prose_are_no_decisions_or_tasks():
     # A section's name decides nothing ("Rejected Ideas"), and a lone capitalised word that is no
     # one's name does not own a task ("Annotations must …"): both were listed in a proposal's brief.
