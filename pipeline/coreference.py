@@ -289,6 +289,21 @@ def _a_role(name: str) -> bool:
     return is_job_title(name) or is_a_role_alone(name) or bool(names.office_of(name))
 
 
+_THE_BEFORE = re.compile(r"[ \t]+the[ \t]+$")
+
+
+def _people_defined_as(text: str, entity: DocumentEntity, starting: dict[int, list], ending: dict[int, list]) -> list:
+    """The people the text says this entity's name is, looking right after each mention ('… refers
+    to P', '… is P') and right before it ('P the X')."""
+    found = []
+    for m in entity.mentions:
+        gap = _REFERS_TO.match(text, m.end) or _IS.match(text, m.end)
+        before = _THE_BEFORE.search(text, max(0, m.start - 12), m.start)
+        near = (starting.get(gap.end(), []) if gap else []) + (ending.get(before.start(), []) if before else [])
+        found += [person for person, n in near if all(person is not f for f in found) and _defines(text, m, n)]
+    return found
+
+
 def second_names_defined(documents: list[ExtractedDocument]) -> SecondNames:
     """The names each document defines as one person named in full ('the BDFL refers to Guido van
     Rossum'), and those that hold in every document of the batch: an acronym defined as one person
@@ -299,16 +314,24 @@ def second_names_defined(documents: list[ExtractedDocument]) -> SecondNames:
     acronyms: set[str] = set()  # only a term's acronym ('BDFL') reaches other documents: a word may name other things there
     for document in documents:
         text = document.parsed.text
-        people = [e for e in document.entities if e.kind is PageKind.PERSON and len(_key_words(e)) >= 2]
+        # each person's mentions by where they start and end: a definition's two mentions are
+        # neighbours, so each name mention looks at one place on each side (a long document names
+        # its people thousands of times)
+        starting: dict[int, list] = {}
+        ending: dict[int, list] = {}
+        for person in document.entities:
+            if person.kind is PageKind.PERSON and len(_key_words(person)) >= 2:
+                for n in person.mentions:
+                    starting.setdefault(n.start, []).append((person, n))
+                    ending.setdefault(n.end, []).append((person, n))
         defined: dict[str, dict[str, str]] = {}
         for entity in document.entities:
             if not _may_be_a_second_name(entity):
                 continue
-            for person in people:
-                if any(_defines(text, m, n) for m in entity.mentions for n in person.mentions):
-                    defined.setdefault(normalise_name(entity.name), {})[" ".join(_key_words(person))] = person.name
-                    roles |= {normalise_name(entity.name)} if _a_role(entity.name) else set()
-                    acronyms |= {normalise_name(entity.name)} if _an_acronym(entity.name) else set()
+            for person in _people_defined_as(text, entity, starting, ending):
+                defined.setdefault(normalise_name(entity.name), {})[" ".join(_key_words(person))] = person.name
+                roles |= {normalise_name(entity.name)} if _a_role(entity.name) else set()
+                acronyms |= {normalise_name(entity.name)} if _an_acronym(entity.name) else set()
         own.append({key: next(iter(held.values())) for key, held in defined.items() if len(held) == 1})
         for key, held in defined.items():
             found.setdefault(key, {}).update(held)

@@ -209,3 +209,24 @@ def test_work_handed_out_is_no_definition_and_a_definition_may_say_more_of_the_p
     assert not [e for e in extracted[0].entities if {"Kestrel", "Osprey"} & set(e.aliases)], extracted[0].entities
     assert not {"Tom Lee", "Dana Ruiz"} & {e.name for e in extracted[1].entities}, extracted[1].entities
     assert any(e.name == "Guido van Rossum" and "BDFL" in e.aliases for e in extracted[2].entities), extracted[2].entities
+
+
+def test_definitions_are_looked_for_beside_each_mention_not_between_every_pair(monkeypatch):
+    # seen in CI: test_bad_input's 5 MB document, which names its people thousands of times, hung in
+    # a check of every (name mention, person mention) pair; only a mention's neighbours can define it
+    from pipeline import coreference
+
+    sentence = "The board of Acme Corporation heard Priya Natarajan on the Harbour pitch. "
+    text = sentence * 400
+    people = [m.start() for m in re.finditer("Priya Natarajan", text)]
+    firms = [m.start() for m in re.finditer("Acme Corporation", text)]
+    document = ExtractedDocument(parsed=ParsedDocument(source_id="s", key="d.md", text=text), entities=[
+        DocumentEntity(name="Priya Natarajan", kind=PageKind.PERSON,
+                       mentions=[EntityMention(start=s, end=s + 15, surface="Priya Natarajan") for s in people]),
+        DocumentEntity(name="Acme Corporation", kind=PageKind.ORGANISATION,
+                       mentions=[EntityMention(start=s, end=s + 16, surface="Acme Corporation") for s in firms])])
+    calls = []
+    real = coreference._defines
+    monkeypatch.setattr(coreference, "_defines", lambda *args: calls.append(1) or real(*args))
+    assert coreference.second_names_defined([document]).own == [{}]
+    assert len(calls) <= 2 * len(firms)
