@@ -30,6 +30,9 @@ from graph_schema.kinds import PageKind
 from graph_schema.models import DocumentEntity, ExtractedDocument
 from graph_schema.slugs import normalise_name
 from pipeline import names
+from pipeline.known_names import is_known_name
+from pipeline.speakers import is_a_role_alone, is_job_title
+from pipeline.units import starts_a_sentence
 
 
 def _key_words(entity: DocumentEntity) -> list[str]:
@@ -251,8 +254,6 @@ class SecondNames:
 def _may_be_a_second_name(entity: DocumentEntity) -> bool:
     """A name that may stand for a person the text names in full: not a full name of its own, not
     a given name, not a kind a rule set, not a known tool's or firm's name."""
-    from pipeline.known_names import is_known_name
-
     words = _key_words(entity) if entity.kind is PageKind.PERSON else normalise_name(entity.name).split()
     return (not entity.kind_certain and bool(words) and not (entity.kind is PageKind.PERSON and len(words) >= 2)
             and not (len(words) == 1 and names.is_given_name(words[0])) and not is_known_name(entity.name))
@@ -261,8 +262,6 @@ def _may_be_a_second_name(entity: DocumentEntity) -> bool:
 def _defines(text: str, name, person) -> bool:
     """Whether two mentions say that a name is a person: 'the BDFL refers to Guido van Rossum',
     'the DRI is Dana Ruiz.', 'i.e. Guido the BDFL,'."""
-    from pipeline.units import starts_a_sentence
-
     if name.end <= person.start:
         if not _DEFINED_OPENS_CLAUSE.search(text[max(0, name.start - _CLAUSE_LOOKBACK):name.start]):
             return False
@@ -284,8 +283,6 @@ def _an_acronym(name: str) -> bool:
 
 def _a_role(name: str) -> bool:
     """'the DRI', 'our CTO', 'the Chair': each project's or firm's own holder, never carried to other documents."""
-    from pipeline.speakers import is_a_role_alone, is_job_title
-
     return is_job_title(name) or is_a_role_alone(name) or bool(names.office_of(name))
 
 

@@ -391,6 +391,7 @@ def _heading_line(text: str, at: int) -> bool:
 
 # A heading that asks what something is: 'What is a PEP?', '## What are the Lantern metrics?'
 _WHAT_IS = re.compile(r"^[#\s]*what\s+(?:is|are)\s+(?:an?\s+|the\s+)?(?P<term>[^?\n]{1,40}?)\s*\?\s*$", re.IGNORECASE)
+_ANSWER_WINDOW = 2000  # chars under the heading read for its answer: an underline, blank lines and a first sentence
 _DEFINING = r"\s+(?:\([^)]{0,60}\)\s+)?(?:is|are|stands\s+for|means|refers\s+to)\b"
 
 
@@ -401,7 +402,8 @@ def _answered_below(text: str, at: int, heading: str) -> bool:
     asked = _WHAT_IS.match(heading)
     if not asked:
         return False
-    below = text[text.find("\n", at) + 1 :] if "\n" in text[at:] else ""
+    line_end = text.find("\n", at)
+    below = text[line_end + 1 : line_end + 1 + _ANSWER_WINDOW] if line_end >= 0 else ""  # never the whole rest of a long document
     lines = [line for line in below.split("\n")[:4] if line.strip() and not is_underline(line)]
     first = re.split(r"(?<=[.!?])\s", lines[0].strip(), maxsplit=1)[0] if lines else ""
     term = re.escape(asked.group("term")).replace(r"\ ", r"\s+")
