@@ -326,9 +326,11 @@ def parse_document(path: Path, key: str, owner: str, settings: Settings) -> Pars
         )
         truncated = f"{truncated}; {note}" if truncated else note
         chunks = kept
+        text = text[: kept[-1].end] if kept else text  # only what the chunks cover: no rule reads past them, and every stage would carry the rest
+    title = _title_from_text(text, path) if fmt in TEXT_FORMATS.values() else _title_from_elements(texts, path)
     return base.model_copy(
         update={
-            "title": _title_from_text(text, path) if fmt in TEXT_FORMATS.values() else _title_from_elements(texts, path),
+            "title": title,
             "text": text,
             "chunks": chunks,
             "element_count": element_count,

@@ -118,3 +118,22 @@ def test_the_scan_reads_names_as_names_of_one_thing_only_where_they_can_be():
     assert _ambiguous(likeness, pages, _full_names_by_word(pages), Counter({"chen": 1}))
     del pages["lily-chen"]
     assert not _ambiguous(likeness, pages, _full_names_by_word(pages), Counter({"chen": 1}))
+
+
+def test_a_document_over_the_chunk_limit_keeps_only_the_text_its_chunks_cover(tmp_path, monkeypatch):
+    # The rest is never read for names or facts; carried along, a 20 MB file's text went through
+    # every rule and every stage file of the run, three minutes of a run that reads 40 chunks.
+    from graph_schema.settings import reset_settings
+    from pipeline.parse import parse_document
+
+    monkeypatch.setenv("SUBTEXT_MAX_CHUNKS_PER_DOCUMENT", "3")
+    reset_settings()
+    paragraph = "Priya Natarajan leads the Harbour pitch for Corvane. " * 20 + "\n\n"
+    path = tmp_path / "long.md"
+    path.write_text("# Long notes\n\n" + paragraph * 200)
+    parsed = parse_document(path, "long.md", "bench", get_settings())
+    assert len(parsed.chunks) == 3 and "only the first 3 of" in parsed.truncated_reason
+    assert parsed.text == ("# Long notes\n\n" + paragraph * 200)[: parsed.chunks[-1].end]
+    assert parsed.title == "Long notes"
+    monkeypatch.undo()
+    reset_settings()
