@@ -104,9 +104,19 @@ def retried_when_graph_unavailable(context: AssetExecutionContext) -> Iterator[N
 
 
 def _per_partition(context: AssetExecutionContext, metadata: dict[str, dict]) -> None:
-    """Metadata for each document of the batch, shown on that partition in the UI."""
+    """Metadata for each document of the batch, shown on that partition in the UI.
+
+    Only the last step (graph_merge) records it, for every stage at once: Dagster checks each
+    call's partition against all the documents it knows (one read of the whole list per call),
+    so a call per document per step cost 35 s of a 787-document run and grew with the square of
+    the number of documents."""
     for key, values in metadata.items():
         context.add_asset_metadata(values, partition_key=key)
+
+
+def _for_the_batch(context: AssetExecutionContext, metadata: dict[str, int | float]) -> None:
+    """Totals of a step over the run's documents, on every partition it materialises."""
+    context.add_output_metadata(metadata)
 
 
 @asset(**_PER_DOCUMENT, description="Each document read and split into chunks (unstructured for rich formats).")
@@ -128,18 +138,12 @@ def parsed_documents(
             context.log.warning(f"{document.key}: {document.failure}")
         elif document.truncated_reason:
             context.log.warning(f"{document.key} truncated: {document.truncated_reason}")
-    _per_partition(context, {
-        d.key: {
-            "status": "failed" if d.failure else ("unchanged" if d.unchanged else "parsed"),
-            "reason": d.failure or "",
-            "format": d.format,
-            "elements": d.element_count,
-            "chunks": len(d.chunks),
-            "characters": len(d.text),
-            "truncated": d.truncated_reason or "",
-            "batch_seconds": seconds,
-        }
-        for d in parsed
+    _for_the_batch(context, {
+        "documents": len(parsed),
+        "failed": sum(1 for d in parsed if d.failure),
+        "unchanged": sum(1 for d in parsed if d.unchanged),
+        "chunks": sum(len(d.chunks) for d in parsed),
+        "batch_seconds": seconds,
     })
     return {d.key: d for d in parsed}
 
@@ -153,14 +157,10 @@ def document_mentions(
     extracted = extract_mentions(list(parsed_documents.values()))
     progress.stage("extract", len(extracted), len(extracted))
     seconds = round(time.perf_counter() - started, 3)
-    _per_partition(context, {
-        e.parsed.key: {
-            "entities": len(e.entities),
-            "mentions": sum(len(x.mentions) for x in e.entities),
-            "candidate_facts": len(e.facts),
-            "batch_seconds": seconds,
-        }
-        for e in extracted
+    _for_the_batch(context, {
+        "entities": sum(len(e.entities) for e in extracted),
+        "candidate_facts": sum(len(e.facts) for e in extracted),
+        "batch_seconds": seconds,
     })
     return {e.parsed.key: e for e in extracted}
 
@@ -179,16 +179,33 @@ def resolved_entities(
                                     get_settings(), graph.driver())
     progress.stage("resolve", len(resolved), len(resolved))
     seconds = round(time.perf_counter() - started, 3)
-    _per_partition(context, {
-        r.extracted.parsed.key: {
-            "new_pages": sum(1 for x in r.resolutions if x.method == "new"),
-            "matched_pages": sum(1 for x in r.resolutions if x.method not in ("new", "you")),
-            "possibly_same": len(r.review_pairs),
-            "batch_seconds": seconds,
-        }
-        for r in resolved
+    _for_the_batch(context, {
+        "new_pages": sum(1 for r in resolved for x in r.resolutions if x.method == "new"),
+        "matched_pages": sum(1 for r in resolved for x in r.resolutions if x.method not in ("new", "you")),
+        "possibly_same": sum(len(r.review_pairs) for r in resolved),
+        "batch_seconds": seconds,
     })
     return {r.extracted.parsed.key: r for r in resolved}
+
+
+def document_figures(resolved: ResolvedDocument | None) -> dict[str, str | int]:
+    """What each stage made of one document, for its partition in the UI."""
+    if resolved is None:
+        return {}
+    extracted = resolved.extracted
+    parsed = extracted.parsed
+    return {
+        "format": parsed.format,
+        "elements": parsed.element_count,
+        "chunks": len(parsed.chunks),
+        "characters": len(parsed.text),
+        "truncated": parsed.truncated_reason or "",
+        "entities": len(extracted.entities),
+        "candidate_facts": len(extracted.facts),
+        "new_pages": sum(1 for x in resolved.resolutions if x.method == "new"),
+        "matched_pages": sum(1 for x in resolved.resolutions if x.method not in ("new", "you")),
+        "possibly_same": len(resolved.review_pairs),
+    }
 
 
 @asset(**_PER_DOCUMENT, description="The documents merged into Neo4j: pages, facts with provenance, links (the batch in one transaction).")
@@ -205,6 +222,7 @@ def graph_merge(
         driver = graph.driver()
         owner = graph.owner_for(batch_keys(context), context.run.tags)
         per_transaction = get_settings().merge_max_documents_per_transaction
+        progress.stage("merge", 0, len(documents_in))
         for written in merge_documents(documents_in, owner, driver, per_transaction):
             outcomes.extend(written)
             progress.stage("merge", len(outcomes), len(documents_in))
@@ -212,18 +230,16 @@ def graph_merge(
     for outcome in outcomes:
         if outcome.status == "failed":
             context.log.warning(f"{outcome.key} was not ingested: {outcome.reason}")
-    _per_partition(context, {
-        o.key: {
-            "status": o.status,
-            "reason": o.reason or "",
-            "pages_created": len(o.pages_created),
-            "pages_updated": len(o.pages_updated),
-            "facts_added": o.facts_added,
-            "mentions": o.mentions,
-            "batch_seconds": seconds,
-        }
-        for o in outcomes
-    })
+    _per_partition(context, {o.key: {
+        "status": o.status,
+        "reason": o.reason or "",
+        **document_figures(resolved_entities.get(o.key)),
+        "pages_created": len(o.pages_created),
+        "pages_updated": len(o.pages_updated),
+        "facts_added": o.facts_added,
+        "mentions": o.mentions,
+        "batch_seconds": seconds,
+    } for o in outcomes})
     return {o.key: o for o in outcomes}
 
 

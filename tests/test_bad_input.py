@@ -184,6 +184,12 @@ def test_bad_input_never_crashes_a_run_and_every_failure_is_recorded(graph, tmp_
         ).records
         metadata = records[0].asset_materialization.metadata
         assert metadata["status"].value == "failed" and expect[key][1] in metadata["reason"].value
+    # every stage's figures for a document are on its partition of the last step
+    record = instance.fetch_materializations(
+        AssetRecordsFilter(asset_key=AssetKey("graph_merge"), asset_partitions=["big.txt"]), limit=1).records[0]
+    metadata = {k: v.value for k, v in record.asset_materialization.metadata.items()}
+    assert metadata["status"] == "ingested" and metadata["chunks"] == 40, metadata
+    assert "only the first 40 of" in metadata["truncated"] and metadata["entities"] > 0, metadata
 
     # ... and in `subtext status`, with the run that recorded them.
     shown = subprocess.run(
