@@ -10,6 +10,7 @@ what it sends is filed there. Errors are JSON `{"error": "..."}`: 4xx for a refu
 from __future__ import annotations
 
 import json
+import sys
 import tempfile
 import uuid
 from datetime import datetime, timezone
@@ -163,10 +164,13 @@ def _check_in_scope(service: GraphService, access: Access, name: str, data: byte
         return
     from pipeline.parse import parse_document
 
+    # All of it, not just the chunks a run reads now: with a higher SUBTEXT_MAX_CHUNKS_PER_DOCUMENT
+    # later, a re-run would write what a check of those chunks never saw.
+    whole = service.settings.model_copy(update={"max_chunks_per_document": sys.maxsize})
     with tempfile.TemporaryDirectory(prefix="subtext-upload-") as scratch:
         path = Path(scratch) / name
         path.write_bytes(data)
-        parsed = parse_document(path, name, access.owner, service.settings)
+        parsed = parse_document(path, name, access.owner, whole)
     if parsed.failure is None and parsed.text.strip():
         home = home_focus(service.driver(), access)
         check_submission_in_scope(service.driver(), access, visible, parsed.text, None,

@@ -317,6 +317,7 @@ def parse_document(path: Path, key: str, owner: str, settings: Settings) -> Pars
         note = "the PDF is incomplete (cut off before its end), so only the text before the cut was read"
         truncated = f"{truncated}; {note}" if truncated else note
 
+    title = _title_from_text(text, path) if fmt in TEXT_FORMATS.values() else _title_from_elements(texts, path)
     chunks = chunk_text(text, settings.chunk_target_chars)
     if len(chunks) > settings.max_chunks_per_document:
         kept = chunks[: settings.max_chunks_per_document]
@@ -327,7 +328,6 @@ def parse_document(path: Path, key: str, owner: str, settings: Settings) -> Pars
         truncated = f"{truncated}; {note}" if truncated else note
         chunks = kept
         text = text[: kept[-1].end] if kept else text  # only what the chunks cover: no rule reads past them, and every stage would carry the rest
-    title = _title_from_text(text, path) if fmt in TEXT_FORMATS.values() else _title_from_elements(texts, path)
     return base.model_copy(
         update={
             "title": title,

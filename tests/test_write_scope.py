@@ -136,3 +136,25 @@ async def test_a_me_key_cannot_file_text_under_a_focus_area_it_cannot_see(two_ar
     assert hidden.replace("Orchard", "NAME") == unknown.replace("Quince", "NAME"), (hidden, unknown)
     assert _page(g, "orchard").facts_total == orchard_facts
     assert _page(g, "quince") is None
+
+
+def test_a_focus_key_upload_is_checked_whole_even_past_the_chunk_limit(two_areas):
+    # The run reads a document's first SUBTEXT_MAX_CHUNKS_PER_DOCUMENT chunks, but the check reads
+    # it all: with a higher limit later, a re-run would write what the first check never saw.
+    from tests.conftest import _serve
+
+    g = two_areas
+    served = _serve(g, SUBTEXT_MAX_CHUNKS_PER_DOCUMENT="1")
+    server = next(served)
+    try:
+        key = make_key(g, "harbour uploader", scope="focus:harbour")
+        before = sorted(p.relative_to(g["upload"]).as_posix() for p in g["upload"].rglob("*") if p.is_file())
+        body = ("Priya Natarajan is leading the Harbour pitch for Acme Corporation. " * 40 + "\n\n") * 3
+        body += "Lucia Ferreira will present the Harbour pitch budget.\n"
+        with httpx.Client(base_url=server.base, timeout=120) as http:
+            response = http.post("/api/upload", headers={"Authorization": f"Bearer {key}"},
+                                 files={"file": ("long-notes.md", body.encode())})
+        assert response.status_code == 403, response.text
+        assert sorted(p.relative_to(g["upload"]).as_posix() for p in g["upload"].rglob("*") if p.is_file()) == before
+    finally:
+        served.close()
