@@ -161,6 +161,11 @@ def resolve_one_at_a_time(paths: list[Path]) -> tuple[list, dict[str, str], dict
             gone = known.pop(merge.from_slug, None)
             if gone is not None and merge.into_slug in known:
                 known[merge.into_slug].name_keys.extend(k for k in gone.name_keys if k not in known[merge.into_slug].name_keys)
+            # a folded page's slug may name a new page later (the graph frees it): map every slug
+            # folded so far to where its page is now, and the page merged into to itself
+            finals.pop(merge.into_slug, None)
+            for slug in [s for s, into in finals.items() if into == merge.from_slug]:
+                finals[slug] = merge.into_slug
             finals[merge.from_slug] = merge.into_slug
             read.setdefault(merge.into_slug, []).extend(read.pop(merge.from_slug, []))
             ruled.setdefault(merge.into_slug, []).extend(ruled.pop(merge.from_slug, []))
@@ -181,12 +186,7 @@ def resolve_one_at_a_time(paths: list[Path]) -> tuple[list, dict[str, str], dict
         resolved_all.append(document)
     embedder.save()
 
-    def final(slug: str) -> str:
-        while slug in finals:
-            slug = finals[slug]
-        return slug
-
-    result = {r.slug: final(r.slug) for document in resolved_all for r in document.resolutions}
+    result = {r.slug: finals.get(r.slug, r.slug) for document in resolved_all for r in document.resolutions}
     kinds = {slug: page.kind.value for slug, page in known.items()}
     return resolved_all, result, kinds, words, seconds
 

@@ -271,6 +271,29 @@ def _add_candidates(text: str, groups: dict[str, _Group], candidates: list[tuple
         group.add(text[start:end], start, end, group.kinds.most_common(1)[0][0] if group.kinds else PageKind.TOOL)
 
 
+def _firms_by_legal_form(text: str, groups: dict[str, _Group]) -> None:
+    """'Brisk Metrics Inc.', 'Quarry Lane Software Ltd': a name written with a legal form is a
+    company by rule, whether spaCy read it as a person or the shape rules found it. An abbreviated
+    form keeps its full stop ('Inc.'), which the spans leave out where it also ends a sentence."""
+    for key, group in list(groups.items()):
+        if key not in groups:
+            continue
+        if group.certain_kind is None and any(names.has_legal_form(m.surface) for m in group.mentions):
+            group.certain_kind, group.candidate = PageKind.ORGANISATION, False
+            base = names.name_key(group.name, False)  # 'Brisk Metrics' in a table, found apart
+            if base != key and base in groups and groups[base].certain_kind in (None, PageKind.ORGANISATION):
+                group.absorb(groups.pop(base))
+        if group.certain_kind is PageKind.ORGANISATION:
+            group.mentions = [
+                EntityMention(start=m.start, end=m.end + 1, surface=text[m.start:m.end + 1])
+                if text[m.end:m.end + 1] == "." and _ABBREVIATED_LEGAL_FORM.search(m.surface) else m
+                for m in group.mentions
+            ]
+
+
+_ABBREVIATED_LEGAL_FORM = re.compile(r"\b(?:Inc|Corp|Co|Ltd|Bros|Pty)$")
+
+
 def _merge_short_person_names(groups: dict[str, _Group], text: str = "") -> None:
     """'Guido' or 'van Rossum' joins the one full person name in the document it is part of.
 
@@ -424,6 +447,11 @@ def _merge_person_variants(groups: dict[str, _Group]) -> None:
         for other in people[i + 1:]:
             if other in groups and names.same_person_name(key.split(), other.split()):
                 groups[key].absorb(groups.pop(other))
+    # 'Daniel F.' is the one Daniel F-something of the document ('Daniel Fischer', not 'Daniel Reyes')
+    for key in [k for k in people if k in groups]:
+        fits = [k for k in people if k in groups and k != key and names.initial_for_surname(key.split(), k.split())]
+        if len(fits) == 1:
+            groups[fits[0]].absorb(groups.pop(key))
 
 
 # 'CPython' and 'Cython', 'PyObject' and 'PyGObject', 'MSVCRT': identifiers and acronyms one letter
@@ -458,6 +486,8 @@ def _merge_misspelt_names(groups: dict[str, _Group]) -> None:
 
 def _merge_bare_acronyms(groups: dict[str, _Group]) -> list[tuple[str, str]]:
     """'KPA' and 'Korean People's Army' in one document, no parentheses needed: one organisation.
+    'HFL' beside 'Halden Freight Logistics Inc.' too (a legal form has no initial), also where only
+    the shape rules found the capitals.
 
     Only when exactly one organisation of the document has those initials.
     """
@@ -465,14 +495,15 @@ def _merge_bare_acronyms(groups: dict[str, _Group]) -> list[tuple[str, str]]:
     merged: list[tuple[str, str]] = []
     for key, group in list(groups.items()):
         surface = group.name
-        if key not in groups or group.kind is not PageKind.ORGANISATION or not names.is_acronym(
+        if key not in groups or (group.kind is not PageKind.ORGANISATION and not group.candidate) or not names.is_acronym(
             surface, settings.acronym_min_letters, settings.acronym_max_letters
         ):
             continue
         letters = surface.replace(".", "").replace("&", "").upper()
         owners = [
             k for k, g in groups.items()
-            if k != key and g.kind is PageKind.ORGANISATION and len(k.split()) >= 2 and names.initials_of(k.split()) == letters
+            if k != key and g.kind is PageKind.ORGANISATION and len(words := names.name_key(g.name, False).split()) >= 2
+            and names.initials_of(words) == letters
         ]
         if len(owners) == 1:
             owner = groups[owners[0]]
@@ -566,8 +597,8 @@ def _merge_trade_short_forms(groups: dict[str, _Group], orgs: list[str]) -> None
             continue  # one everyday word ('Boston' beside 'Boston University') names more than the firm
         fits = [
             fk for fk in orgs
-            if fk in groups and len(fk.split()) > len(words) and fk.split()[: len(words)] == words
-            and all(w in names.ORGANISATION_HEADS for w in fk.split()[len(words):])
+            if fk in groups and len(base := names.name_key(groups[fk].name, False).split()) > len(words)
+            and base[: len(words)] == words and all(w in names.ORGANISATION_HEADS for w in base[len(words):])
         ]
         if len(fits) == 1:
             groups[fits[0]].absorb(groups.pop(key))
@@ -717,6 +748,14 @@ def _repeated_mentions(text: str, groups: dict[str, _Group]) -> None:
     group_of = {m.surface: g for g in groups.values() for m in g.mentions}
     if not group_of:
         return
+    # a firm's name without its legal form or its trade words ('Brisk Metrics' of 'Brisk Metrics
+    # Inc.', 'Tidewater' of 'Tidewater Analytics GmbH'), where no other name of the document has it
+    firms_by_short: dict[str, list[_Group]] = defaultdict(list)
+    for group in groups.values():
+        if group.kind is PageKind.ORGANISATION:
+            for short in names.short_names_of_a_firm(group.name):
+                firms_by_short[short].append(group)
+    group_of.update({short: firms[0] for short, firms in firms_by_short.items() if len(firms) == 1 and short not in group_of})
     alternatives = "|".join(re.escape(s) for s in sorted(group_of, key=len, reverse=True))
     pattern = re.compile(rf"(?<![\w@#/.-])(?:{alternatives})(?![\w@/-]|\.\w)")
     taken = _SpanSet((m.start, m.end) for g in groups.values() for m in g.mentions)
@@ -833,6 +872,7 @@ def build_extracted(
     candidates = shape_candidates(text, [r[:2] for r in raw_entities] + ruled, sentences)
     _add_candidates(text, groups, [c for c in candidates if not names.is_countable_acronym(text[c[0]:c[1]], countable)
                                    and not names_nothing(text, c[0], c[1])])
+    _firms_by_legal_form(text, groups)
     _merge_misspelt_names(groups)
     _merge_person_variants(groups)
     _merge_short_person_names(groups, text)

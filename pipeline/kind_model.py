@@ -103,10 +103,12 @@ _APPROVED_ALONE = re.compile(r"[ \t]+approved[ \t]*[,.;]", re.IGNORECASE)
 _LINE_ITEM_OPENING = re.compile(r"[ \t]*(?:[-*•]|\d+[.)])?[ \t]*(?:\**[A-Z][\w ]{0,20}:\**[ \t]*)?$")
 _PROPOSAL_BEFORE = re.compile(r"(?:^|\n)[ \t#*]*(?:proposal|pitch|charter|project brief)[ \t]*:[ \t]*$", re.IGNORECASE)
 # 'Bramble, our clinic network refresh', 'Heron (the data warehouse project)': the text says the name is a piece of work
+# In brackets the determiner may go: 'Atlas (data platform migration)', 'Halo (the new mobile onboarding)'.
 _PROJECT_APPOSITION = re.compile(
-    r"[ \t]*[,(][ \t]*(?:our|the|a|an|their)[ \t]+(?:(?!(?:of|for|to|from|in|on|at|with|by)[ \t])[\w-]+[ \t]+){0,3}"
+    r"(?:[ \t]*,[ \t]*(?:our|the|a|an|their)[ \t]+|[ \t]*\([ \t]*(?:(?:our|the|a|an|their)[ \t]+)?)"
+    r"(?:(?!(?:of|for|to|from|in|on|at|with|by)[ \t])[\w-]+[ \t]+){0,3}"
     r"(?:project|programme|program|initiative|workstream|refresh|migration|rollout|roll-out|overhaul|rebuild|"
-    r"replacement|redesign|revamp)(?=[ \t]*[,.;:)!?]|[ \t]+(?:that|which)\b|[ \t]*\Z)",
+    r"replacement|redesign|revamp|pilot|launch|upgrade|onboarding|cutover)(?=[ \t]*[,.;:)!?]|[ \t]+(?:that|which)\b|[ \t]*\Z)",
     re.IGNORECASE)
 _TITLE, _STAGE, _APPROVAL = 3, 2, 1  # how strongly a cue says 'project'
 
@@ -304,6 +306,11 @@ def decide_kind(entity: DocumentEntity, probabilities: dict[str, float], min_pro
         return PageKind.PERSON
     if PAGE_CLASSES[best] is not entity.kind and probabilities[best] - held >= margin:
         return PAGE_CLASSES[best]
+    # The classifier finds spaCy's kind unlikely and another page kind several times likelier, though
+    # it thinks most of all that the name is no page: the name is one (spaCy found it), of that kind.
+    if (PAGE_CLASSES[best] is not entity.kind and current is not None and probabilities[best] >= settings.kind_retype_ratio * held
+            and probabilities[best] - held >= settings.kind_retype_min_gain):
+        return PAGE_CLASSES[best]
     return entity.kind
 
 
@@ -389,9 +396,11 @@ def type_entities(documents: list[ExtractedDocument], embed: Embed | None) -> No
         elif _partners_name(entity):
             kind = PageKind.ORGANISATION
         elif (_named_for_a_trade(entity) or _organisation_apposition(text, entity)) and (
-            chances["person"] < _trade_name_max_person(entity) and _strong_tool_cue_share(text, entity) < settings.kind_tool_cue_share
+            (chances["person"] < _trade_name_max_person(entity) or _firm_by_apposition_alone(text, entity))
+            and _strong_tool_cue_share(text, entity) < settings.kind_tool_cue_share
         ):
             kind = PageKind.ORGANISATION  # "Bellhaven Retail", "Fernway, our biggest customer"
+            entity.kind_certain = entity.kind_certain or _firm_by_apposition_alone(text, entity)
         elif _known_unnamed_name(text, entity) and chances["other"] < settings.kind_known_name_max_other:
             # 'share it in Notion', 'SSO through Okta': software or a firm Simple Icons knows, which
             # spaCy left untagged and the classifier rarely saw. Most of its names are software, so
@@ -580,14 +589,16 @@ def read_lone_words_as_the_graph_does(documents: list[ExtractedDocument], known:
 
 def _read_certain_firms_as_firms(documents: list[ExtractedDocument]) -> None:
     """'KESTRAVA: STEERING COMMITTEE MINUTES' read as a person, where another note of the batch
-    gives it by rule as a firm (an address at kestrava.example, a table's organisation column):
-    a one-word name is that firm. A name of several words may be a person's; it stays."""
+    gives it by rule as a firm (an address at kestrava.example, a table's organisation column,
+    'Calloway Brandt, their implementation partner'): a one-word name is that firm, and so is one
+    of several words that opens with no given name. 'Morgan Hale' may be a person's; it stays."""
     firms = {normalise_name(entity.name) for document in documents for entity in document.entities
              if entity.kind is PageKind.ORGANISATION and entity.kind_certain}
     for document in documents:
         for entity in document.entities:
             key = normalise_name(entity.name)
-            if entity.kind is PageKind.PERSON and not entity.kind_certain and len(key.split()) == 1 and key in firms:
+            if (entity.kind is PageKind.PERSON and not entity.kind_certain and key in firms
+                    and (len(key.split()) == 1 or not is_given_name(key.split()[0]))):
                 entity.kind = PageKind.ORGANISATION
 
 
@@ -822,6 +833,14 @@ def _partners_name(entity: DocumentEntity) -> bool:
     the document names alone come apart earlier, extract's conjoined parts) are a firm's."""
     words = entity.name.split()
     return len(words) >= 3 and "&" in words[1:-1]
+
+
+def _firm_by_apposition_alone(text: str, entity: DocumentEntity) -> bool:
+    """'Calloway Brandt, their implementation partner': a firm named like a person, which the
+    classifier reads as one, where the text says what it is and the name opens with no given name
+    ('Ada Park, our partner' may be anyone's partner)."""
+    first = normalise_name(entity.name).split()[:1]
+    return bool(first) and not is_given_name(first[0]) and _organisation_apposition(text, entity)
 
 
 def _organisation_apposition(text: str, entity: DocumentEntity) -> bool:

@@ -43,6 +43,7 @@ _SMALL_WORDS = frozenset({"a", "an", "and", "as", "at", "by", "for", "from", "in
 _WORD = re.compile(r"[^\W\d_][\w'’.-]*")
 _AND = re.compile(r"\s+(?:and|&)\s+")
 _INITIAL = re.compile(r"^[a-z]$")
+_LIST_ITEM = re.compile(r"\s*(?:[-*+•]|\d+[.)])\s")
 # Words for a trade or a kind of body that end organisations' names ("Bellhaven Retail", "Larkspur
 # Systems", "Acme Holdings"): a name ending in one is a firm or a body, not a person or software.
 ORGANISATION_HEADS = frozenset({
@@ -317,6 +318,27 @@ def org_base(surface: str) -> str:
     return base or surface
 
 
+def has_legal_form(surface: str) -> bool:
+    """'Brisk Metrics Inc.', 'Quarry Lane Software Ltd', 'Pryor & Lusk LLP': a capitalised name that
+    ends in a legal form (cleanco's list) names a company, whatever a model reads it as."""
+    base = org_base(surface)
+    words = [w for w in _WORD.findall(base) if w.lower() not in _SMALL_WORDS]
+    # cleanco also folds punctuation ('C#' -> 'C', 'Ubuntu®'): only whole words dropped at the end count
+    written, kept = surface.split(), base.split()
+    dropped = written[len(kept):]
+    return (len(kept) < len(written) and written[: len(kept)] == kept and any(w[:1].isalpha() for w in dropped)
+            and bool(words) and all(w[:1].isupper() for w in words) and not is_titles_only(base))
+
+
+def short_names_of_a_firm(name: str) -> list[str]:
+    """The names a firm goes by besides its full one: 'Brisk Metrics' for 'Brisk Metrics Inc.',
+    'Tidewater' for 'Tidewater Analytics GmbH' (see distinctive_short_form)."""
+    base = org_base(name) if has_legal_form(name) else name
+    shorts = [base] if base != name else []
+    short = distinctive_short_form(base)
+    return shorts + [short] if short else shorts
+
+
 # 'Sethi, Priyanka' as mail clients and directories write names: surname first, then a comma.
 # One word on each side: 'Ada Park, Sam Lee' is two people, 'Obama, Hillary Clinton' no one's inversion.
 _INVERTED = re.compile(r"^([A-Z][\w'’-]+), ([A-Z][\w'’-]+)$")
@@ -502,6 +524,13 @@ def same_person_name(a: list[str], b: list[str]) -> bool:
     short, long = sorted((a[1:-1], b[1:-1]), key=len)
     remaining = iter(long)
     return all(any(first_names_match(word, other) for other in remaining) for word in short)
+
+
+def initial_for_surname(short: list[str], full: list[str]) -> bool:
+    """Whether `short` is `full` with its surname cut to an initial, as chat names and minutes
+    write people ('Tom K' / 'Tom Kowalski', 'Daniel F.' / 'Daniel Fischer'): key words, two each."""
+    return (len(short) == 2 and len(full) == 2 and len(short[1]) == 1 and len(full[1]) > 1
+            and full[1].startswith(short[1]) and first_names_match(short[0], full[0]))
 
 
 def misspelt_alike(a: str, b: str) -> bool:
@@ -761,9 +790,15 @@ def countable_acronym_spans(text: str, countable: set[str] | frozenset[str]) -> 
 
 
 def is_headline(line: str, min_words: int, capital_share: float) -> bool:
-    """A line in Title Case or capitals ('Celtics Sign Star Guard'), where capitals say nothing about names."""
+    """A line in Title Case or capitals ('Celtics Sign Star Guard'), where capitals say nothing about names.
+
+    A list is no headline, however many capitals it has: a list item ('- Ashgrove: Grace Whitfield
+    (VP, Clinical Informatics), Dr. Ifeoma Eze') or a line of several items set apart by commas or
+    brackets names one thing after another, each written as its owner writes it."""
     words = [w for w in _WORD.findall(line) if w.lower() not in _SMALL_WORDS]
     if len(words) < min_words or line.rstrip().endswith((".", "?", "!", ":")) and not line.isupper():
+        return False
+    if _LIST_ITEM.match(line) or "(" in line or line.count(",") >= 2:
         return False
     if line.isupper():
         return True

@@ -112,13 +112,23 @@ class PageIndex:
             self.by_initials.setdefault(names.initials_of(words), set()).add(page.slug)
 
     def name_variant(self, words: list[str]) -> str | None:
-        """The one person page whose title is another form of this full name ('Bill Ortega' / 'William J. Ortega')."""
+        """The one person page whose title is another form of this full name ('Bill Ortega' / 'William J. Ortega',
+        'Tom K' / 'Tom Kowalski')."""
+        if len(words) == 2 and len(words[1]) == 1:
+            return self.only_person_with_initial(words)
         fits = [
             slug for slug in sorted(self.by_surname.get(words[-1], ()))
             if slug in self.pages and self.pages[slug].kind is PageKind.PERSON
             and names.same_person_name(names.name_key(self.pages[slug].title, True).split(), words)
         ]
         return fits[0] if len(fits) == 1 else None
+
+    def only_person_with_initial(self, short: list[str], besides: str = "") -> str | None:
+        """The one person page named in full whose name 'Tom K' (key words) is short for: 'Tom Kowalski'."""
+        fits = {slug for slug in self.by_given.get(short[0], ()) if slug != besides and slug in self.pages
+                and self.pages[slug].kind is PageKind.PERSON
+                and names.initial_for_surname(short, names.name_key(self.pages[slug].title, True).split())}
+        return next(iter(fits)) if len(fits) == 1 else None
 
     def only_person_called(self, given: str, besides: str) -> str | None:
         """The one person page other than `besides` whose name starts with this given name ('Maya'
@@ -507,6 +517,11 @@ def _earlier_short_names(words: list[str], slug: str, pages: PageIndex) -> dict[
     if (surname is not None and surname != slug and surname not in found and not names.is_given_name(words[-1])
             and {s for s in pages.by_surname.get(words[-1], ()) if s in pages.pages} == {slug}):
         found[surname] = "surname"
+    # the page named by the first name and the surname's initial ('Tom K' of a chat, before 'Tom Kowalski')
+    initial = people.get(f"{words[0]} {words[-1][0]}") if len(words) == 2 else None
+    if (initial is not None and initial != slug and initial not in found and initial in pages.pages
+            and pages.only_person_with_initial([words[0], words[-1][0]], besides=initial) == slug):
+        found[initial] = "first name and initial"
     labels = [people[key] for key in (i.lower() for i in _person_initials(words)) if key in people]
     labels = [s for s in labels if s != slug and s in pages.pages and _is_speaker_initials(pages.pages[s].title)]
     if (len(labels) == 1 and labels[0] not in found  # 'AJ' may be both for 'AJ Jackson'
@@ -610,11 +625,16 @@ def _name_part_merges(entity: DocumentEntity, slug: str, pages: PageIndex) -> li
 def _fold_guessed_person(entity: DocumentEntity, slug: str, pages: PageIndex) -> list[PageMerge]:
     """An earlier note's person page for one word ('Kestrel'), where this note reads the word as a
     project, a firm or a tool: the earlier reading was the news model's guess at a code name, when
-    the word is no given name and no person of the graph has it in their name. A person a rule
-    read (an attendee list) or an LLM chose among its readings was no guess, and stays."""
+    the word is no given name and no person of the graph has it in their name. So too a firm's
+    name of several words a rule reads here ('Calloway Brandt, their implementation partner'), that
+    opens with no given name. A person a rule read (an attendee list) or an LLM chose among its
+    readings was no guess, and stays."""
     key = normalise_name(entity.name)
-    if entity.kind not in (PageKind.ORGANISATION, PageKind.TOOL, PageKind.PROJECT) or len(key.split()) != 1 \
-            or names.is_given_name(key) or pages.by_surname.get(key):
+    words = key.split()
+    ruled_firm = (entity.kind is PageKind.ORGANISATION and entity.kind_certain and len(words) > 1
+                  and not names.is_given_name(words[0]))
+    if entity.kind not in (PageKind.ORGANISATION, PageKind.TOOL, PageKind.PROJECT) or not (
+            ruled_firm or (len(words) == 1 and not names.is_given_name(key) and not pages.by_surname.get(key))):
         return []
     guesses = [s for s in pages.holders([key], {PageKind.PERSON}) if s != slug]
     if len(guesses) != 1 or slug not in pages.pages:

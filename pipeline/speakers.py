@@ -44,8 +44,8 @@ Span = tuple[int, int]
 _FIELD_LINE = re.compile(r"[ \t]*(?:[-*+•][ \t]+)?(?:\*\*)?([A-Za-z][A-Za-z -]{0,30}?)(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*")
 _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]+(?:\*\*)?([A-Za-z][A-Za-z -]{0,30}?)(?:\*\*)?[ \t]*:?[ \t]*$")
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+")
-# A short label defined in parentheses after a name: "Ada Park (AP)", "(AdP)" (length: see `_is_short_label`).
-_SHORT_LABEL = re.compile(r"[A-Z][A-Za-z]*")
+# A short label defined in parentheses after a name: "Ada Park (AP)", "(AdP)", "(SØ)" (length: see `_is_short_label`).
+_SHORT_LABEL = re.compile(r"[^\W\d_]+")
 _PAREN = re.compile(r"\(([^()]*)\)")
 _SEPARATORS = re.compile(r",|;|\band\b|&")
 # What ends a name in an attendee list item: "Ada Park (AP) – Greenleaf Retail", "Ada Park, host".
@@ -150,7 +150,7 @@ def _trimmed(text: str, start: int, end: int, strip: str = " \t*_\"'.") -> Span 
 
 
 def _is_short_label(label: str) -> bool:
-    return len(label) <= get_settings().initials_max_chars and bool(_SHORT_LABEL.fullmatch(label))
+    return len(label) <= get_settings().initials_max_chars and bool(_SHORT_LABEL.fullmatch(label)) and label[0].isupper()
 
 
 def _short_labels(text: str, start: int, end: int) -> list[Span]:

@@ -74,8 +74,9 @@ _SENTENCE_END = re.compile(r"(?:^|[.!?:;]['\"’”)]?\s+|\n\s*|\n[ \t>]*(?:[-*�
                            r"|\|[ \t]*(?:\*\*)?)$")
 _SENTENCE_LOOKBACK = 16  # chars: a nested task item's marker and its indent ('\n    - [ ] **')
 # What may stand between a sentence's end and its first word: '**HM (Hana):** Hire.', '. "Acme',
-# a list-table's '* - ' and a dash item with no space after its marker ('-Ping Slack').
-_OPENING_MARKS = " \t\"'‘“(*_-"
+# a list-table's '* - ', a dash item with no space after its marker ('-Ping Slack') and the marks
+# of a quoted email ('>> Hi Mehmet,').
+_OPENING_MARKS = " \t\"'‘“(*_->"
 _OPENING_LOOKBACK = 40  # chars: a deeply indented line ('                  Ask Globex …')
 
 
