@@ -388,9 +388,11 @@ def join_person_names(document: ExtractedDocument, dominance_ratio: float) -> di
                 folded[j] = i
     full = [i for i in full if i not in folded]
     for i in person:
-        if i in folded or entities[i].kind_certain or i in folded.values():
-            continue  # a name others joined keeps them: folds never chain
         words = _key_words(entities[i])
+        # a rule's person by a given name alone ('- Marcus: approve …') may still be one named in full
+        by_rule = entities[i].kind_certain and not (len(words) == 1 and names.is_given_name(words[0]))
+        if i in folded or by_rule or i in folded.values():
+            continue  # a name others joined keeps them: folds never chain
         longer = [j for j in full if j != i and j not in folded and len(_key_words(entities[j])) > len(words)]
         fits = [j for j in longer if _key_words(entities[j])[-len(words):] == words] or [
             j for j in longer if _key_words(entities[j])[: len(words)] == words

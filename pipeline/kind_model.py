@@ -487,6 +487,7 @@ def _agree_on_kinds(documents: list[ExtractedDocument], chances: dict[int, dict[
     """
     _name_projects_by_their_code_names(documents)
     _read_first_names_as_people(documents)
+    _read_named_speakers_as_people(documents)
     _read_certain_firms_as_firms(documents)
     _read_lone_words_as_projects(documents)
     by_name: dict[str, list[DocumentEntity]] = {}
@@ -600,6 +601,21 @@ def _read_certain_firms_as_firms(documents: list[ExtractedDocument]) -> None:
             if (entity.kind is PageKind.PERSON and not entity.kind_certain and key in firms
                     and (len(key.split()) == 1 or not is_given_name(key.split()[0]))):
                 entity.kind = PageKind.ORGANISATION
+
+
+def _read_named_speakers_as_people(documents: list[ExtractedDocument]) -> None:
+    """'**Distribution:** Marcus Bell, Zhang Wei' read as a firm, where the same note gives 'Marcus'
+    as a person by rule ('- Marcus: approve a contractor'): a name that opens with that given name
+    is that person's, unless it is a firm's by its trade, its legal form or a brand's."""
+    for document in documents:
+        given = {normalise_name(e.name) for e in document.entities
+                 if e.kind is PageKind.PERSON and e.kind_certain and len(normalise_name(e.name).split()) == 1}
+        for entity in document.entities:
+            words = normalise_name(entity.name).split()
+            if (entity.kind in (PageKind.ORGANISATION, PageKind.TOOL) and not entity.kind_certain and len(words) >= 2
+                    and words[0] in given and is_given_name(words[0]) and not _named_for_a_trade(entity)
+                    and not names.has_legal_form(entity.name) and not is_known_name(entity.name)):
+                entity.kind = PageKind.PERSON
 
 
 _JOINED_NAMES = re.compile(r"\s(?:and|&)\s")

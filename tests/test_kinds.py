@@ -291,6 +291,10 @@ def test_a_job_alone_is_whoever_holds_it_never_a_firm(tmp_path):
     ("| Criterion | Harbour | Beacon |\n|---|---|---|\n| Cost | low | high |", "Harbour", False),
     ("| Criterion | Harbour | Beacon |\n|---|---|---|\n| Cost | low | high |", "Beacon", False),
     ("| Channel | Owner |\n|---|---|\n| Teams | Maya Patel |\n| Slack | Ben Ito |", "Teams", False),
+    # seen on fresh notes 7: a status with its colour mark was a person and a tool
+    ("| Workstream | RAG |\n|---|---|\n| Atlas | 🟢 Green |\n| Halo | 🔴 Red |", "Green", True),
+    ("| Workstream | RAG |\n|---|---|\n| Atlas | 🟢 Green |\n| Halo | 🔴 Red |", "Red", True),
+    ("| Workstream | RAG |\n|---|---|\n| Atlas | 🟢 Green |\n| Halo | 🔴 Red |", "Halo", False),
 ])
 def test_units_labels_and_status_words_name_nothing(text, word, nothing):
     from pipeline.not_names import names_nothing
@@ -822,3 +826,15 @@ def test_spacys_kind_the_classifier_finds_several_times_less_likely_than_another
     chances = {"person": 0.2, "organisation": 0.06, "tool": 0.24, "place": 0.05, "other": 0.45}
     assert decide_kind(service, chances, settings.kind_candidate_min_probability, settings.kind_retype_margin,
                        settings.kind_not_a_page_probability) is PageKind.PERSON
+
+
+def test_a_name_opening_with_a_speakers_given_name_is_that_person(tmp_path):
+    # seen on fresh notes 7: the distribution list's 'Marcus Bell' was a firm beside the speaker 'Marcus'
+    entities = _entities(tmp_path, "status.md", "# Engineering Weekly Status\n\n**Prepared by:** Hannah Lindqvist\n"
+                         "**Distribution:** Marcus Bell, Zhang Wei, Rachel Okafor\n\n## Decisions needed\n"
+                         "- Marcus: approve a contractor to cover the backend gap (4 weeks).\n"
+                         "- Wei: confirm Pathfinder can drop its Postgres dependency.\n")
+    marcus = entities.get("Marcus Bell")
+    assert marcus is not None and marcus.kind is PageKind.PERSON and "Marcus" in marcus.aliases, {
+        n: (e.kind, e.aliases) for n, e in entities.items()}
+    assert "Marcus" not in entities
