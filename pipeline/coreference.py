@@ -396,7 +396,7 @@ def join_person_names(document: ExtractedDocument, dominance_ratio: float) -> di
         longer = [j for j in full if j != i and j not in folded and len(_key_words(entities[j])) > len(words)]
         fits = [j for j in longer if _key_words(entities[j])[-len(words):] == words] or [
             j for j in longer if _key_words(entities[j])[: len(words)] == words
-        ]
+        ] or [j for j in full if j != i and j not in folded and names.initial_for_surname(words, _key_words(entities[j]))]
         chosen = pick_full_name(fits, entities, title, title_end, dominance_ratio)
         if chosen is not None:
             _absorb(entities[chosen], entities[i], shorter=True)

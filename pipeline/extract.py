@@ -499,6 +499,8 @@ def _merge_bare_acronyms(groups: dict[str, _Group]) -> list[tuple[str, str]]:
             surface, settings.acronym_min_letters, settings.acronym_max_letters
         ):
             continue
+        if group.candidate and (len(surface.replace(".", "")) < 3 or names.is_common_word(surface.lower())):
+            continue  # only spaCy's firm may be 'US' or 'PR': capitals the shape rules found must be rarer ('HFL')
         letters = surface.replace(".", "").replace("&", "").upper()
         owners = [
             k for k, g in groups.items()

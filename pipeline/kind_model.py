@@ -46,6 +46,7 @@ from pipeline.names import ends_in_organisation_head, is_common_word, is_given_n
 from pipeline.speakers import is_a_role_alone, is_job_title
 from pipeline.units import line_start_near, starts_a_sentence
 from pipeline.tool_candidates import (
+    FIRM_ONLY_APPOSITION,
     ORGANISATION_APPOSITION,
     TOOL_AFTER,
     TOOL_AFTER_STRONG,
@@ -103,10 +104,9 @@ _APPROVED_ALONE = re.compile(r"[ \t]+approved[ \t]*[,.;]", re.IGNORECASE)
 _LINE_ITEM_OPENING = re.compile(r"[ \t]*(?:[-*•]|\d+[.)])?[ \t]*(?:\**[A-Z][\w ]{0,20}:\**[ \t]*)?$")
 _PROPOSAL_BEFORE = re.compile(r"(?:^|\n)[ \t#*]*(?:proposal|pitch|charter|project brief)[ \t]*:[ \t]*$", re.IGNORECASE)
 # 'Bramble, our clinic network refresh', 'Heron (the data warehouse project)': the text says the name is a piece of work
-# In brackets the determiner may go: 'Atlas (data platform migration)', 'Halo (the new mobile onboarding)'.
+# 'Halo (the new mobile onboarding)'; not 'Harrowgate Clinics (EHR migration)', what a firm is doing
 _PROJECT_APPOSITION = re.compile(
-    r"(?:[ \t]*,[ \t]*(?:our|the|a|an|their)[ \t]+|[ \t]*\([ \t]*(?:(?:our|the|a|an|their)[ \t]+)?)"
-    r"(?:(?!(?:of|for|to|from|in|on|at|with|by)[ \t])[\w-]+[ \t]+){0,3}"
+    r"[ \t]*[,(][ \t]*(?:our|the|a|an|their)[ \t]+(?:(?!(?:of|for|to|from|in|on|at|with|by)[ \t])[\w-]+[ \t]+){0,3}"
     r"(?:project|programme|program|initiative|workstream|refresh|migration|rollout|roll-out|overhaul|rebuild|"
     r"replacement|redesign|revamp|pilot|launch|upgrade|onboarding|cutover)(?=[ \t]*[,.;:)!?]|[ \t]+(?:that|which)\b|[ \t]*\Z)",
     re.IGNORECASE)
@@ -308,9 +308,10 @@ def decide_kind(entity: DocumentEntity, probabilities: dict[str, float], min_pro
         return PAGE_CLASSES[best]
     # The classifier finds spaCy's kind unlikely and another page kind several times likelier, though
     # it thinks most of all that the name is no page: the name is one (spaCy found it), of that kind.
+    runner_up = max(probabilities[c] for c in (*PAGE_CLASSES, "place") if c not in (best, current))
     if (PAGE_CLASSES[best] is not entity.kind and current is not None and probabilities[best] >= settings.kind_retype_ratio * held
-            and probabilities[best] - held >= settings.kind_retype_min_gain):
-        return PAGE_CLASSES[best]
+            and probabilities[best] - max(held, runner_up) >= settings.kind_retype_min_gain):
+        return PAGE_CLASSES[best]  # never for a place ('Baie-Mahault'), nor between two alike kinds
     return entity.kind
 
 
@@ -852,11 +853,12 @@ def _partners_name(entity: DocumentEntity) -> bool:
 
 
 def _firm_by_apposition_alone(text: str, entity: DocumentEntity) -> bool:
-    """'Calloway Brandt, their implementation partner': a firm named like a person, which the
-    classifier reads as one, where the text says what it is and the name opens with no given name
-    ('Ada Park, our partner' may be anyone's partner)."""
+    """'Calloway Brandt, an engineering consultancy': a firm named like a person, which the
+    classifier reads as one, where the text calls it what only a firm is and the name opens with no
+    given name. 'Priya Sharma, our new contractor' and 'their implementation partner' may be people
+    (and the nickname data knows few given names beyond English ones)."""
     first = normalise_name(entity.name).split()[:1]
-    return bool(first) and not is_given_name(first[0]) and _organisation_apposition(text, entity)
+    return bool(first) and not is_given_name(first[0]) and any(FIRM_ONLY_APPOSITION.match(text, m.end) for m in entity.mentions)
 
 
 def _organisation_apposition(text: str, entity: DocumentEntity) -> bool:

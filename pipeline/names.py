@@ -43,7 +43,7 @@ _SMALL_WORDS = frozenset({"a", "an", "and", "as", "at", "by", "for", "from", "in
 _WORD = re.compile(r"[^\W\d_][\w'’.-]*")
 _AND = re.compile(r"\s+(?:and|&)\s+")
 _INITIAL = re.compile(r"^[a-z]$")
-_LIST_ITEM = re.compile(r"\s*(?:[-*+•]|\d+[.)])\s")
+_LIST_ITEM = re.compile(r"\s*[-*+•]\s")
 # Words for a trade or a kind of body that end organisations' names ("Bellhaven Retail", "Larkspur
 # Systems", "Acme Holdings"): a name ending in one is a firm or a body, not a person or software.
 ORGANISATION_HEADS = frozenset({
@@ -318,16 +318,23 @@ def org_base(surface: str) -> str:
     return base or surface
 
 
+# The legal forms that say 'company' wherever they are written. cleanco's list (used for keys) also
+# holds 'Unlimited', 'SE', 'EE', 'AD', 'CA', 'CO' and 'GP', which end 'Kindle Unlimited', 'Java EE',
+# 'Azure AD', 'Palo Alto CA' and 'Monaco GP': a legal form there is a guess, not a rule.
+_LEGAL_FORM = re.compile(
+    r",?\s+(?:Inc\.?|Incorporated|Ltd\.?|Limited|LLC|L\.L\.C\.|LLP|PLC|plc|GmbH|AG|S\.A\.|S\.A\.S\.|Corp\.?|"
+    r"Corporation|Co\.|Company|Pty\.?\s+Ltd\.?|N\.V\.|B\.V\.|AB|Oy|A/S|ASA|S\.p\.A\.|S\.r\.l\.|KGaA|L\.P\.)$")
+
+
 def has_legal_form(surface: str) -> bool:
-    """'Brisk Metrics Inc.', 'Quarry Lane Software Ltd', 'Pryor & Lusk LLP': a capitalised name that
-    ends in a legal form (cleanco's list) names a company, whatever a model reads it as."""
-    base = org_base(surface)
+    """'Brisk Metrics Inc.', 'Quarry Lane Software Ltd', 'Pryor & Lusk LLP', 'Acme, Inc.': a
+    capitalised name that ends in a legal form names a company, whatever a model reads it as."""
+    form = _LEGAL_FORM.search(surface.strip())
+    if form is None:
+        return False
+    base = surface.strip()[: form.start()]
     words = [w for w in _WORD.findall(base) if w.lower() not in _SMALL_WORDS]
-    # cleanco also folds punctuation ('C#' -> 'C', 'Ubuntu®'): only whole words dropped at the end count
-    written, kept = surface.split(), base.split()
-    dropped = written[len(kept):]
-    return (len(kept) < len(written) and written[: len(kept)] == kept and any(w[:1].isalpha() for w in dropped)
-            and bool(words) and all(w[:1].isupper() for w in words) and not is_titles_only(base))
+    return bool(words) and all(w[:1].isupper() for w in words) and not is_titles_only(base)
 
 
 def short_names_of_a_firm(name: str) -> list[str]:
@@ -528,9 +535,10 @@ def same_person_name(a: list[str], b: list[str]) -> bool:
 
 def initial_for_surname(short: list[str], full: list[str]) -> bool:
     """Whether `short` is `full` with its surname cut to an initial, as chat names and minutes
-    write people ('Tom K' / 'Tom Kowalski', 'Daniel F.' / 'Daniel Fischer'): key words, two each."""
+    write people ('Tom K' / 'Tom Kowalski', 'Daniel F.' / 'Daniel Fischer'): key words, two each,
+    the given name written alike ('Tom K' is no evidence for 'Thomas Kowalski')."""
     return (len(short) == 2 and len(full) == 2 and len(short[1]) == 1 and len(full[1]) > 1
-            and full[1].startswith(short[1]) and first_names_match(short[0], full[0]))
+            and full[1].startswith(short[1]) and short[0] == full[0])
 
 
 def misspelt_alike(a: str, b: str) -> bool:
@@ -792,16 +800,17 @@ def countable_acronym_spans(text: str, countable: set[str] | frozenset[str]) -> 
 def is_headline(line: str, min_words: int, capital_share: float) -> bool:
     """A line in Title Case or capitals ('Celtics Sign Star Guard'), where capitals say nothing about names.
 
-    A list is no headline, however many capitals it has: a list item ('- Ashgrove: Grace Whitfield
-    (VP, Clinical Informatics), Dr. Ifeoma Eze') or a line of several items set apart by commas or
-    brackets names one thing after another, each written as its owner writes it."""
+    A list is no headline, however many capitals it has: a bulleted item ('- Ashgrove: Grace Whitfield
+    (VP, Clinical Informatics), Dr. Ifeoma Eze') or a line of several items set apart by commas (or
+    a comma and brackets) names one thing after another, each written as its owner writes it."""
     words = [w for w in _WORD.findall(line) if w.lower() not in _SMALL_WORDS]
     if len(words) < min_words or line.rstrip().endswith((".", "?", "!", ":")) and not line.isupper():
         return False
-    if _LIST_ITEM.match(line) or "(" in line or line.count(",") >= 2:
-        return False
     if line.isupper():
         return True
+    # a title may have a bracket ('Fernway Renewal Call Notes (Oct 12)') and a number ('1. Getting Started')
+    if _LIST_ITEM.match(line) or line.count(",") >= 2 or ("(" in line and "," in line):
+        return False
     return sum(w[0].isupper() for w in words) >= capital_share * len(words)
 
 

@@ -112,10 +112,10 @@ class PageIndex:
             self.by_initials.setdefault(names.initials_of(words), set()).add(page.slug)
 
     def name_variant(self, words: list[str]) -> str | None:
-        """The one person page whose title is another form of this full name ('Bill Ortega' / 'William J. Ortega',
-        'Tom K' / 'Tom Kowalski')."""
-        if len(words) == 2 and len(words[1]) == 1:
-            return self.only_person_with_initial(words)
+        """The one person page whose title is another form of this full name ('Bill Ortega' / 'William J. Ortega').
+        A surname's initial ('Tom K') is no full name: across notes it joins only where they share context."""
+        if len(words[-1]) == 1:
+            return None
         fits = [
             slug for slug in sorted(self.by_surname.get(words[-1], ()))
             if slug in self.pages and self.pages[slug].kind is PageKind.PERSON
@@ -669,11 +669,14 @@ def _join_given_names(
     for position, resolution in enumerate(resolutions):
         entity = doc.entities[resolution.entity]
         words = names.name_key(entity.name, True).split()
+        with_initial = len(words) == 2 and len(words[1]) == 1 and entity.kind is PageKind.PERSON  # a chat's 'Tom K'
         if (resolution.method != "new" or not (entity.kind is PageKind.PERSON or _misread_given_name(entity))
-                or len(words) != 1 or _is_local(entity)
+                or not (len(words) == 1 or with_initial) or _is_local(entity)
                 or any(names.has_title(n) for n in (entity.name, *entity.aliases))):  # 'Justice Thomas' is a surname
             continue
-        if _is_speaker_initials(entity.name):
+        if with_initial:
+            slug = pages.only_person_with_initial(words, besides=resolution.slug)
+        elif _is_speaker_initials(entity.name):
             slug = pages.only_person_with_initials(entity.name, besides=resolution.slug)
         else:
             slug = pages.only_person_called(words[0], besides=resolution.slug)

@@ -92,6 +92,13 @@ ORGANISATION_APPOSITION = re.compile(
     r"manufacturer|retailer|insurer|carrier|bank|contractor|reseller)s?\b",
     re.IGNORECASE,
 )
+# Of those, the nouns only a firm is called ('Calloway Brandt, an engineering consultancy'): a
+# person may be 'our new contractor', 'a long-time client' or 'their partner'.
+FIRM_ONLY_APPOSITION = re.compile(
+    r"\s*[,(]\s*(?:our|the|a|an|their|its)\s+(?:new\s+|biggest\s+|largest\s+|main\s+)?(?:[\w-]+\s+){0,2}"
+    r"(?:company|firm|startup|agency|consultancy|distributor|manufacturer|retailer|insurer|bank|vendor|reseller)s?\b",
+    re.IGNORECASE,
+)
 _VERSION = re.compile(r"\s*v?\d+(?:\.\d+)+\b|\s+v?\d+\b")
 _STRONG_VERSION = re.compile(r"\s*v?\d+\.\d+(?:\.\d+)*\b")
 _PREVIOUS_WORD = re.compile(r"([A-Za-z][\w-]*)\W{0,3}$")

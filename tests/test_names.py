@@ -947,8 +947,20 @@ def test_a_first_name_and_a_surname_initial_is_the_one_person_they_fit():
     assert _page_of(resolved, 1, "Daniel F") == _page_of(resolved, 1, "Daniel Fischer") != _page_of(resolved, 1, "Daniel Reyes")
     # a later note's full name takes in the earlier page when the notes share what they name, as a given name's does
     assert _page_of(resolved, 0, "Tom K") == _page_of(resolved, 1, "Tom Kowalski")
-    assert names.initial_for_surname(["tom", "k"], ["thomas", "kowalski"])
+    assert names.initial_for_surname(["tom", "k"], ["tom", "kowalski"])
     assert not names.initial_for_surname(["tom", "k"], ["tom", "reyes"])
+    assert not names.initial_for_surname(["tom", "k"], ["thomas", "kowalski"])  # across notes it could not be found either
+
+
+def test_a_first_name_and_initial_in_one_note_joins_a_page_of_another_only_with_shared_context():
+    # found in review: a chat's 'Tom K' joined a news item's 'Tom Kowalski' that shares nothing with it
+    resolved = _resolve("Gdansk shipyard: Tom Kowalski, the union's spokesman, said the strike goes on.\n",
+                        "[09:04] Tom K: the Airflow scheduler pod was OOMing again.\n")
+    assert _page_of(resolved, 0, "Tom Kowalski") != _page_of(resolved, 1, "Tom K")
+    resolved = _resolve("Owner: Tom Kowalski\n\nThe Airflow scheduler now deploys through GitHub Actions.\n",
+                        "[09:04] Tom K: the Airflow scheduler pod on Kubernetes was OOMing again.\n"
+                        "[09:07] Tom K: on it, PR going through GitHub Actions now.\n")
+    assert _page_of(resolved, 0, "Tom Kowalski") == _page_of(resolved, 1, "Tom K")
 
 
 def test_a_second_person_the_initial_fits_leaves_it_unbound():
@@ -981,10 +993,10 @@ def test_a_firm_a_rule_reads_folds_an_earlier_notes_person_page_of_its_name():
     from graph_schema.models import KnownPage
 
     # seen on fresh notes 7 ingested one at a time: 'a contractor from Calloway Brandt' made a person
-    # page, and the call note's 'Calloway Brandt, their implementation partner' a firm's page beside it
+    # page, and a call note that calls it a consultancy a firm's page beside it
     earlier = KnownPage(slug="ravel-stroud", title="Ravel Stroud", kind=PageKind.PERSON, name_keys=["ravel stroud"])
     [resolved] = resolve_documents(
-        extract_documents(_parsed(["Attendees: Elena Marsh (Ravel Stroud, their implementation partner)\n\n"
+        extract_documents(_parsed(["Attendees: Elena Marsh (Ravel Stroud, an engineering consultancy)\n\n"
                                    "Elena said Ravel Stroud is running the upgrade in parallel.\n"]), embed=embed_texts),
         [earlier], get_settings(), embed_texts)
     assert [(m.from_slug, m.into_slug) for m in resolved.page_merges] == [("ravel-stroud", _page_of([resolved], 0, "Ravel Stroud"))]
