@@ -23,6 +23,7 @@ first-person words ("I", "we") are the person themself: the `you` page.
 from __future__ import annotations
 
 import bisect
+from bisect import bisect_right
 import re
 from collections import Counter, defaultdict
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -626,12 +627,74 @@ def _local_names(text: str, group: _Group, name: str) -> list[str]:
         for m in group.mentions:
             by_surface[m.surface].append(_preceding_word(text, m.start))
         for surface, preceding in by_surface.items():
-            if names.is_generic_head(surface, preceding):
-                local.append(surface)  # 'the Court', 'the Church'
+            if names.is_generic_head(surface, preceding) or names.is_descriptive_short_form(surface, name):
+                local.append(surface)  # 'the Court', 'the Church', the Italian court's 'Supreme Court'
     # The same word in lower case ('the high court') is the common noun of a local name, local too.
     local_keys = {normalise_name(s) for s in local}
     local += [s for s in surfaces if s not in local and s.islower() and normalise_name(s) in local_keys]
     return local
+
+
+def _spans_after_labels(text: str, raw: list[tuple[int, int, PageKind]], labels: list[tuple[int, int]]) -> list[tuple[int, int, PageKind]]:
+    """Spans cut at the speaker labels they run over: a chat's '09:05 Tomás' is a time and the label
+    'Tomás', '09:42 Lan: Statuspage' a label and the name 'Statuspage'. A span inside a label stays."""
+    labels = sorted(labels)
+    label_starts = [start for start, _ in labels]
+    out = []
+    for start, end, kind in raw:
+        at = bisect_right(label_starts, end) - 1  # the last label that opens before the span ends
+        if at >= 0 and start < labels[at][1] and (start < labels[at][0] or end > labels[at][1]):
+            label_start, label_end = labels[at]
+            if end > label_end:  # past the label's colon: the name after it
+                after = label_end + 1 + text[label_end:end].find(":")
+                start = max(start, after + len(text[after:end]) - len(text[after:end].lstrip()))
+            else:
+                start = label_start
+        if start < end:
+            out.append((start, end, kind))
+    return out
+
+
+_JOINED_IN_A_FIRMS_NAME = re.compile(r"[ \t]*(?:&[ \t]*)?")  # 'Harrow' + '&' + 'Vale LLC'; never 'of', 'and'
+
+
+def _spans_with_legal_forms(text: str, raw: list[tuple[int, int, PageKind]]) -> list[tuple[int, int, PageKind]]:
+    """A firm's name and its legal form as one span, which the model splits or cuts short ('Harrow &
+    Vale' and 'LLC', 'Dunmore Precision Components' without its 'plc'). Only the spans right before
+    the form join it, across a space or '&': 'Jane Smith of Acme Ltd' and 'Microsoft and Apple Inc.'
+    stay apart, and a person's span never joins. One sweep over the sorted spans."""
+    spans = sorted(raw)
+    out: list[tuple[int, int, PageKind]] = []
+    index = 0
+    for start, form_start, end in names.firms_with_legal_forms(text):
+        while index < len(spans) and spans[index][0] < start:
+            out.append(spans[index])
+            index += 1
+        inside_end = index
+        while inside_end < len(spans) and spans[inside_end][0] < end:
+            inside_end += 1
+        inside = spans[index:inside_end]
+        index = inside_end
+        if out and out[-1][1] > start and out[-1][1] <= form_start and out[-1][2] is not PageKind.PERSON:
+            before = out.pop()  # 'the Harrow & Vale': the span from where the name opens
+            inside.insert(0, (start, before[1], before[2]))
+        if (out and out[-1][1] > start) or any(r[1] > end for r in inside):
+            out.extend(inside)  # a span runs into the name or past it: the model drew it otherwise
+            continue
+        tail = [r for r in inside if r[1] > form_start]
+        chain, position = tail[-1:], tail[-1][0] if tail else form_start
+        for r in reversed([r for r in inside if r[1] <= form_start]):
+            if r[2] is PageKind.PERSON or not _JOINED_IN_A_FIRMS_NAME.fullmatch(text, r[1], position):
+                break
+            chain.append(r)
+            position = r[0]
+        if not chain or any(r[2] is PageKind.PERSON for r in chain) or not names.has_legal_form(text[position:end]):
+            out.extend(inside)
+            continue
+        out.extend(r for r in inside if r not in chain)
+        out.append((position, end, PageKind.ORGANISATION))
+    out.extend(spans[index:])
+    return sorted(out)
 
 
 def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]],
@@ -661,9 +724,15 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]],
     for (start, end, kind), in_head in zip(raw, headline, strict=True):
         if kind in (PageKind.PERSON, PageKind.ORGANISATION) and names.in_lower_case_only(text[start:end]):
             continue  # 'the Secretary [deemed essential]': the model's person, but no one's name
+        # a firm's registered name keeps its legal form, lower-case ('Dunmore Precision Components plc')
+        # or on a signature's Title Case line beside a short name the prose uses ('Fernlight')
+        registered = kind is PageKind.ORGANISATION and names.has_legal_form(text[start:end])
         if kind in (PageKind.PERSON, PageKind.ORGANISATION):
             part = names.name_part(text[start:end], kind is PageKind.PERSON)
-            if part is not None:
+            if part is not None and registered and not names.has_legal_form(text[start + part[0]:start + part[1]]) \
+                    and "(" not in text[start:end]:
+                start += part[0]
+            elif part is not None:
                 start, end = start + part[0], start + part[1]
         if kind in (PageKind.PERSON, PageKind.ORGANISATION):  # 'With Wikinews, Sarvis discusses…'
             start += names.sentence_opener(text[start:end], starts_a_sentence(text, start), kind is PageKind.PERSON)
@@ -688,7 +757,7 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]],
                         PageKind.PERSON if people_named else known.get(normalise_name(surface[s:e]), kind))
                        for s, e in parts)
             continue
-        if in_head and normalise_name(surface) not in known:
+        if in_head and normalise_name(surface) not in known and not registered:
             part = names.known_part(surface, known)
             if part is None or (kind is PageKind.PERSON and normalise_name(surface[part[0]:part[1]]) not in known
                                 and names.given_names_before(surface, part)):
@@ -869,6 +938,7 @@ def build_extracted(
     raw_entities = [r for r in raw_entities if not _overlaps_any(r[0], r[1], ruled)
                     and not names.is_countable_acronym(text[r[0]:r[1]], countable)]
     people = sorted(set(header.people) | set(notes.people) | set(listed_people))
+    raw_entities = _spans_after_labels(text, _spans_with_legal_forms(text, raw_entities), [lb.span for lb in notes.labels])
     raw_entities = [r for r in _refine_spans(text, raw_entities, people) if not names_nothing(text, r[0], r[1])]  # '20 MW', 'AMBER'
     groups = _group_mentions(text, raw_entities, people)
     candidates = shape_candidates(text, [r[:2] for r in raw_entities] + ruled, sentences)

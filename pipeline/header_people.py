@@ -26,6 +26,8 @@ PERSON_FIELDS = {
     "recruiter", "recruiters", "interviewer", "interviewers", "candidate", "host", "hosts", "facilitator",
     "chair", "lead", "leads", "dri", "approver", "approvers", "assignee", "assignees", "contact", "contacts",
     "organiser", "organizer", "presenter", "presenters", "note-taker", "scribe", "on-call",
+    # who else was there, or sent word they could not be: minutes of boards and committees
+    "in attendance", "also present", "also attending", "apologies", "absent", "regrets",
 }
 # The fields that say who wrote the document (its authors, a mail's sender).
 AUTHOR_FIELDS = {"author", "authors", "by", "from"}
@@ -52,10 +54,16 @@ class HeaderBlock(BaseModel):
     authors: list[tuple[int, int]] = []  # the people of the author fields, as spans
 
 
+# what a field says when it names no one: 'Apologies: None', 'Absent: Nil', 'Owner: TBC'
+_NO_ONE = frozenset({"none", "nil", "n/a", "na", "nobody", "no one", "noone", "tbc", "tbd", "tba", "all", "everyone", "none received"})
+
+
 def plausible_name(name: str) -> bool:
-    """Whether a field value's piece reads as a person's name: letters, a few words, one line, a capital."""
+    """Whether a field value's piece reads as a person's name: letters, a few words, one line, a
+    capital, and not a word for no one."""
     return bool(
-        _NAME_CHARS.match(name)
+        name.strip(" .").lower() not in _NO_ONE
+        and _NAME_CHARS.match(name)
         and len(name.split()) <= _MAX_NAME_WORDS
         and "\n" not in name
         and any(ch.isupper() for ch in name)

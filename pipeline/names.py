@@ -321,9 +321,20 @@ def org_base(surface: str) -> str:
 # The legal forms that say 'company' wherever they are written. cleanco's list (used for keys) also
 # holds 'Unlimited', 'SE', 'EE', 'AD', 'CA', 'CO' and 'GP', which end 'Kindle Unlimited', 'Java EE',
 # 'Azure AD', 'Palo Alto CA' and 'Monaco GP': a legal form there is a guess, not a rule.
-_LEGAL_FORM = re.compile(
-    r",?\s+(?:Inc\.?|Incorporated|Ltd\.?|Limited|LLC|L\.L\.C\.|LLP|PLC|plc|GmbH|AG|S\.A\.|S\.A\.S\.|Corp\.?|"
-    r"Corporation|Co\.|Company|Pty\.?\s+Ltd\.?|N\.V\.|B\.V\.|AB|Oy|A/S|ASA|S\.p\.A\.|S\.r\.l\.|KGaA|L\.P\.)$")
+_LEGAL_FORMS = (
+    r"(?:Inc\.?|Incorporated|Ltd\.?|Limited|LLC|L\.L\.C\.|LLP|PLC|plc|GmbH|AG|S\.A\.|S\.A\.S\.|Corp\.?|"
+    r"Corporation|Co\.|Company|Pty\.?\s+Ltd\.?|N\.V\.|B\.V\.|AB|Oy|A/S|ASA|S\.p\.A\.|S\.r\.l\.|KGaA|L\.P\.)")
+_LEGAL_FORM = re.compile(r",?\s+" + _LEGAL_FORMS + "$")
+# Capitalised words, '&' and the small words of firm names, then a legal form, on one line: 'Harrow
+# & Vale LLC', 'Dunmore Precision Components plc', 'Fernlight Payments Pty Ltd'.
+_FIRM_WITH_LEGAL_FORM = re.compile(
+    r"(?<![\w'’.-])(?!" + _LEGAL_FORMS + r"[ \t])[A-Z][\w'’.-]*(?:[ \t]+(?:[A-Z][\w'’.-]*|&|and|of|the|for)){0,8}?(,?[ \t]+)" + _LEGAL_FORMS + r"(?![\w/])")
+
+
+def firms_with_legal_forms(text: str) -> list[tuple[int, int, int]]:
+    """(start, where the legal form's comma or space begins, end) of each capitalised name with its
+    legal form in the text (see has_legal_form)."""
+    return [(m.start(), m.start(1), m.end()) for m in _FIRM_WITH_LEGAL_FORM.finditer(text) if has_legal_form(m.group())]
 
 
 def has_legal_form(surface: str) -> bool:
@@ -588,6 +599,27 @@ def is_generic_head(surface: str, preceding: list[str]) -> bool:
     return bool(alone) and all(w.lower() in _DETERMINERS for w in alone)
 
 
+def is_descriptive_short_form(surface: str, full_name: str) -> bool:
+    """'the Supreme Court' of the 'Italian Supreme Court of Cassation', 'the Department' of the
+    'Department of Health': a shorter name of an organisation made of everyday words its full name
+    also holds. It names the body only where the full name was just read; another document's
+    'Supreme Court' is another country's. A short form with a coined word ('Celtics', 'Initech')
+    or an acronym is the body's name anywhere."""
+    words = [w for w in surface.split() if w.lower() not in _DETERMINERS]
+    full_words = full_name.split()
+    full = {w.lower() for w in full_words}
+    if not words or len(words) >= len(full) or surface.isupper() or any(w.isupper() for w in words):
+        return False
+    # it holds what the body is ('Court', 'Department'): 'Harvard' of 'Harvard University' and
+    # 'Labour' of 'Labour Party' are the body's own names, in any document
+    if head_word(full_words).lower() not in {w.lower() for w in words}:
+        return False
+    if not all(w.lower() in full for w in words) or is_known_name(" ".join(words)):
+        return False
+    threshold = get_settings().generic_head_min_zipf
+    return all(not _looks_plural(w) and is_common_word(w, threshold) for w in words)
+
+
 @lru_cache(maxsize=4096)
 def is_country(name: str) -> bool:
     """'United Kingdom', 'the United States', 'USA', 'England' (ISO 3166 names and codes, and the
@@ -797,6 +829,10 @@ def countable_acronym_spans(text: str, countable: set[str] | frozenset[str]) -> 
     return [m.span() for m in re.finditer(rf"(?<![\w.-])(?:{words})s?(?![\w-])", text)]
 
 
+# a chat's message: a time, a speaker's label and a colon ('09:43 PagerDuty: …', '[9:04 AM] Tom K: …')
+_CHAT_LINE = re.compile(r"[ \t]*\[?\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp][Mm])?\]?[ \t]+[^\W\d_][^:\n]{0,40}:[ \t]")
+
+
 def is_headline(line: str, min_words: int, capital_share: float) -> bool:
     """A line in Title Case or capitals ('Celtics Sign Star Guard'), where capitals say nothing about names.
 
@@ -808,6 +844,8 @@ def is_headline(line: str, min_words: int, capital_share: float) -> bool:
         return False
     if line.isupper():
         return True
+    if _CHAT_LINE.match(line):
+        return False  # '09:43 PagerDuty: Resolved by Yewande Adebayo', a chat's message
     # a title may have a bracket ('Fernway Renewal Call Notes (Oct 12)') and a number ('1. Getting Started')
     if _LIST_ITEM.match(line) or line.count(",") >= 2 or ("(" in line and "," in line):
         return False

@@ -35,6 +35,7 @@ from graph_schema.models import EntityMention
 from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline.header_people import EMAIL_FIELDS, PERSON_FIELDS, addressed_names, plausible_name
+from pipeline.known_names import is_known_name
 from pipeline.names import ends_in_organisation_head, is_common_word, is_given_name, is_list_of_names
 from pipeline.units import is_closing
 
@@ -42,7 +43,8 @@ Span = tuple[int, int]
 
 # "Attendees: …", "- **Present**: …", "## Attendees" (then list items).
 _FIELD_LINE = re.compile(r"[ \t]*(?:[-*+•][ \t]+)?(?:\*\*)?([A-Za-z][A-Za-z -]{0,30}?)(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*")
-_HEADING = re.compile(r"[ \t]*#{1,6}[ \t]+(?:\*\*)?([A-Za-z][A-Za-z -]{0,30}?)(?:\*\*)?[ \t]*:?[ \t]*$")
+# A heading: "## Attendees", or a label set in bold alone on its line ("**Attendees**", "__Present:__").
+_HEADING = re.compile(r"[ \t]*(?:#{1,6}[ \t]+(?:\*\*)?|\*\*|__)([A-Za-z][A-Za-z -]{0,30}?)(?:\*\*|__)?[ \t]*:?(?:\*\*|__)?[ \t]*$")
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+")
 # A short label defined in parentheses after a name: "Ada Park (AP)", "(AdP)", "(SØ)" (length: see `_is_short_label`).
 _SHORT_LABEL = re.compile(r"[^\W\d_]+")
@@ -50,9 +52,10 @@ _PAREN = re.compile(r"\(([^()]*)\)")
 _SEPARATORS = re.compile(r",|;|\band\b|&")
 # What ends a name in an attendee list item: "Ada Park (AP) – Greenleaf Retail", "Ada Park, host".
 _ITEM_NAME_END = re.compile(r"\(|,|;|\s[-–—]\s|:")
-# A speaker label opens a line: "AP: …", "- **Ben Ito:** …", "Ada: …" (the label is checked later).
+# A speaker label opens a line: "AP: …", "- **Ben Ito:** …", "Ada: …", a chat's "09:04 Tomás: …" or
+# "[9:04 AM] Tomás: …" (the label is checked later).
 SPEAKER_LINE = re.compile(
-    r"[ \t]*(?:[-*+•>][ \t]+)?(?:\*\*|__)?([A-Z][\w.'’-]*(?:[ \t][A-Z][\w.'’-]*){0,3})(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]+\S"
+    r"[ \t]*(?:[-*+•>][ \t]+)?(?:\[?\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp][Mm])?\]?[ \t]+)?(?:\*\*|__)?([A-Z][\w.'’-]*(?:[ \t][A-Z][\w.'’-]*){0,3})(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]+\S"
 )
 _TABLE_SEPARATOR = re.compile(r"^[\s|:-]+$")
 # Where an attendee entry says where the person works: "Rina Shah from Cobalt Ridge", "… at Initech",
@@ -631,6 +634,9 @@ def _named_inside_a_line(text: str, word: str) -> bool:
     says name, not only where labels stand ('Blocker:')."""
     for match in re.finditer(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text):
         line_start = text.rfind("\n", 0, match.start()) + 1
+        label = SPEAKER_LINE.match(text, line_start)
+        if label is not None and label.start(1) == match.start():
+            continue  # the label of a chat's line, after its time ('09:02 PagerDuty: Triggered …')
         if text[line_start : match.start()].strip(" \t-*+•>"):
             return True
     return False
@@ -659,8 +665,10 @@ def _undefined_speakers(text: str, notes: MeetingNotes, read_as_a_thing: Callabl
         surface = text[label.span[0] : label.span[1]]
         key = normalise_name(surface)
         if " " not in surface and surface[:1].isupper() and not surface.isupper() and (
-            is_given_name(key)
-            or (not is_common_word(surface) and _named_inside_a_line(text, surface) and not read_as_a_thing(key))
+            is_given_name(key)  # 'Max:', 'Julia:', though software is called so too
+            # not a bot's label, 'PagerDuty: Triggered …'
+            or (not is_common_word(surface) and not is_known_name(surface) and _named_inside_a_line(text, surface)
+                and not read_as_a_thing(key))
         ):
             keys.add(key)
     return keys if len(keys) >= get_settings().undefined_speakers_min else set()

@@ -77,17 +77,22 @@ TOOL_AFTER_STRONG = {
 # "Beacon Checkout, our own checkout widget", "Onfleet is really a last-mile dispatch product": an
 # apposition or a copula that says what the name is.
 _TOOL_NOUNS = (r"(?:widget|app|application|tool|platform|product|library|service|plugin|dashboard|bot|api|sdk|"
-               r"framework|database|tracker|editor|engine|system)")
+               r"framework|database|tracker|editor|engine|system|feature|module)")
+# whose thing the apposition says it is: 'our', 'a', or a firm's own ("Quill, Clausewise's clause-extraction engine")
+_APPOSITION_OWNER = r"(?:our|the|a|an|their|its|(?-i:[A-Z])[\w&-]*['’]s)"
+# the noun ends its phrase: 'the feature owner', 'Alice's platform engineer' are people
+_NOT_A_PERSONS_ROLE = (r"(?![ \t]+(?:owner|maintainer|lead|engineer|manager|team|designer|architect|specialist|"
+                       r"champion|admin|administrator|expert)s?\b)")
 _TOOL_APPOSITION = re.compile(
-    r"\s*[,(]\s*(?:our|the|a|an|their|its)\s+(?:own\s+|new\s+|internal\s+)?(?:[\w-]+\s+){0,2}" + _TOOL_NOUNS + r"\b"
+    r"\s*[,(]\s*" + _APPOSITION_OWNER + r"\s+(?:own\s+|new\s+|internal\s+)?(?:[\w-]+\s+){0,2}" + _TOOL_NOUNS + r"\b" + _NOT_A_PERSONS_ROLE
     # the copula's noun ends its clause, with no clause or place between: not 'Sam is a product manager',
     # 'Kenya is a country whose political system…', 'Priya is an engineer on the platform team'
-    r"|\s+(?:is|was)\s+(?:really\s+|mainly\s+|mostly\s+|essentially\s+|basically\s+|just\s+)?(?:a|an|our|their)\s+"
+    + r"|\s+(?:is|was)\s+(?:really\s+|mainly\s+|mostly\s+|essentially\s+|basically\s+|just\s+)?(?:a|an|our|their)\s+"
     r"(?:(?!(?:of|for|at|in|on|with|who|whose|that|which)\s)[\w-]+\s+){0,4}" + _TOOL_NOUNS + r"(?=\s*(?:[.,;:!?)]|$))",
     re.IGNORECASE,
 )
 ORGANISATION_APPOSITION = re.compile(
-    r"\s*[,(]\s*(?:our|the|a|an|their|its)\s+(?:new\s+|biggest\s+|largest\s+|main\s+)?(?:[\w-]+\s+){0,2}"
+    r"\s*[,(]\s*" + _APPOSITION_OWNER + r"\s+(?:new\s+|biggest\s+|largest\s+|main\s+)?(?:[\w-]+\s+){0,2}"
     r"(?:customer|client|vendor|supplier|partner|company|firm|startup|agency|consultancy|distributor|"
     r"manufacturer|retailer|insurer|carrier|bank|contractor|reseller)s?\b",
     re.IGNORECASE,
@@ -95,7 +100,7 @@ ORGANISATION_APPOSITION = re.compile(
 # Of those, the nouns only a firm is called ('Calloway Brandt, an engineering consultancy'): a
 # person may be 'our new contractor', 'a long-time client' or 'their partner'.
 FIRM_ONLY_APPOSITION = re.compile(
-    r"\s*[,(]\s*(?:our|the|a|an|their|its)\s+(?:new\s+|biggest\s+|largest\s+|main\s+)?(?:[\w-]+\s+){0,2}"
+    r"\s*[,(]\s*" + _APPOSITION_OWNER + r"\s+(?:new\s+|biggest\s+|largest\s+|main\s+)?(?:[\w-]+\s+){0,2}"
     r"(?:company|firm|startup|agency|consultancy|distributor|manufacturer|retailer|insurer|bank|vendor|reseller)s?\b",
     re.IGNORECASE,
 )

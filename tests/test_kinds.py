@@ -864,3 +864,13 @@ def test_a_name_opening_with_a_speakers_given_name_is_that_person(tmp_path):
     assert marcus is not None and marcus.kind is PageKind.PERSON and "Marcus" in marcus.aliases, {
         n: (e.kind, e.aliases) for n, e in entities.items()}
     assert "Marcus" not in entities
+
+
+def test_a_firms_product_in_apposition_is_a_tool(tmp_path):
+    # seen failing on held-out notes: an apposition owned by a firm ("Clausewise's … engine") said nothing
+    kinds = _kinds(
+        tmp_path,
+        "Partnership summary\n\nSince October, Whitcombe Rhys LLP has been trialling Quill, Clausewise's "
+        "clause-extraction engine, on 2,000 leases. Quill currently reads from manual exports.\n",
+    )
+    assert kinds.get("Quill") is PageKind.TOOL, kinds

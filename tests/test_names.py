@@ -179,6 +179,34 @@ def test_the_court_of_one_document_is_not_the_court_of_another():
     assert "Court" in resolved[1].extracted.entities[[e.name for e in resolved[1].extracted.entities].index("Court")].local_names
 
 
+def test_a_courts_descriptive_short_form_is_no_name_of_another_countrys_court():
+    # GUM: 'the Supreme Court' of the Italian Supreme Court of Cassation joined the page of a US
+    # document's Supreme Court by that short form
+    resolved = _resolve(
+        "The Supreme Court heard the appeal in May. The Supreme Court ruled that the sentence stands.",
+        "Prosecutors in Rome appealed to the Italian Supreme Court of Cassation. The Supreme Court will rule in June.",
+    )
+    assert _page_of(resolved, 0, "Supreme Court") != _page_of(resolved, 1, "Italian Supreme Court of Cassation")
+    # a short form without what the body is ('Harvard' of 'Harvard University') is its name anywhere
+    assert not names.is_descriptive_short_form("Harvard", "Harvard University")
+    assert not names.is_descriptive_short_form("Labour", "Labour Party")
+    assert names.is_descriptive_short_form("the Department", "Department of Health")
+
+
+def test_a_firms_name_keeps_its_legal_form_where_the_model_splits_or_cuts_it():
+    # held-out notes: 'Harrow & Vale' and 'LLC' were two names, the lower-case 'plc' was cut off,
+    # and a signature's Title Case line kept only the part the prose used ('Fernlight')
+    extracted = _extract("Requested by the Harrow & Vale LLC account team.\n\nSite: Dunmore Precision Components plc, "
+                         "Line 3\n\nTally, Fernlight's reconciliation feature, failed.\n\nKind regards,\n\nTuan Nguyen\n"
+                         "Fernlight Payments Pty Ltd\n")
+    found = _names(extracted)
+    assert {"Harrow & Vale LLC", "Dunmore Precision Components plc", "Fernlight Payments Pty Ltd"} <= set(found), found
+    assert not {"LLC", "Payments Pty Ltd"} & set(found), found
+    # only the spans right before the form join it: a person, or a name across 'of' or 'and', never
+    apart = _names(_extract("Jane Smith of Acme Ltd met the lawyers of Microsoft and Apple Inc. on Monday.\n"))
+    assert not [n for n in apart if "Jane" in n and "Acme" in n or "Microsoft" in n and "Apple" in n], apart
+
+
 LOCAL_CONGRESS = "The bill went to the Congress in March. The Congress rejected it in April."
 
 
