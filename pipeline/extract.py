@@ -284,6 +284,16 @@ def _firms_by_legal_form(text: str, groups: dict[str, _Group]) -> None:
             base = names.name_key(group.name, False)  # 'Brisk Metrics' in a table, found apart
             if base != key and base in groups and groups[base].certain_kind in (None, PageKind.ORGANISATION):
                 group.absorb(groups.pop(base))
+            own = names.firms_own_word(group.name)  # a lone 'Corvid' the model read as a person
+            own_key = normalise_name(own) if own else ""
+            # the model's reading of it (a place or a surname the shape rules found stays apart), never
+            # the surname of a person the document names in full ('Whitfield' of 'Tom Whitfield')
+            if (own_key in groups and own_key != key and groups[own_key].certain_kind is None
+                    and not groups[own_key].candidate
+                    and all(_POSSESSIVE.sub("", m.surface) == own for m in groups[own_key].mentions)
+                    and sum(k.split()[0] == own_key for k in groups) == 2
+                    and not any(len(k.split()) > 1 and k.split()[-1] == own_key for k in groups)):
+                group.absorb(groups.pop(own_key))
         if group.certain_kind is PageKind.ORGANISATION:
             group.mentions = [
                 EntityMention(start=m.start, end=m.end + 1, surface=text[m.start:m.end + 1])
@@ -292,6 +302,7 @@ def _firms_by_legal_form(text: str, groups: dict[str, _Group]) -> None:
             ]
 
 
+_POSSESSIVE = re.compile(r"['’]s?$")
 _ABBREVIATED_LEGAL_FORM = re.compile(r"\b(?:Inc|Corp|Co|Ltd|Bros|Pty)$")
 
 
@@ -323,11 +334,15 @@ def _merge_short_person_names(groups: dict[str, _Group], text: str = "") -> None
         if key not in groups:
             continue
         words = key.split()
-        fits = _with_a_person(groups, _full_names_ending_with(groups, words, by_last[words[-1]])) or _with_a_person(groups, [
-            fk
-            for fk, full in by_first[words[0]]
-            if len(full) > len(words) and full[: len(words)] == words and fk in groups and _may_be_person(groups[fk])
-        ])
+        opened_by = [fk for fk, full in by_first[words[0]]
+                     if len(full) > len(words) and full[: len(words)] == words and fk in groups and _may_be_person(groups[fk])]
+        fits = (_with_a_person(groups, _full_names_ending_with(groups, words, by_last[words[-1]]))
+                or _with_a_person(groups, opened_by))
+        if not fits and len(words) == 1 and _read_by_the_model_not_as_software(groups[key], text):
+            fits = [fk for fk in opened_by if _shaped_like_a_person(groups[fk])]  # 'Sofía' of 'Sofía Mendoza'
+            for fk in fits:
+                groups[fk].kinds = Counter({PageKind.PERSON: sum(groups[fk].kinds.values())})
+
         if len(fits) > 1:
             ambiguous.append((key, fits))
         elif len(fits) == 1 and key in groups:
@@ -389,6 +404,27 @@ def _with_a_person(groups: dict[str, _Group], fits: list[str]) -> list[str]:
     """The fits, when one of them is a person by the model's label: untyped names alone are only
     rivals ('Daniel' is not bound to a shape-found 'Despite Daniel', nor 'Google' to 'Google Science Fair')."""
     return fits if any(groups[fk].kind is PageKind.PERSON and not groups[fk].candidate for fk in fits) else []
+
+
+def _read_by_the_model_not_as_software(group: _Group, text: str) -> bool:
+    """A name the model found (not only the shape rules) that no mention uses as software ('Hapi Joi validates')."""
+    from pipeline.tool_candidates import in_strong_tool_cue
+
+    return not group.candidate and not any(in_strong_tool_cue(text, m.start, m.end) for m in group.mentions)
+
+
+def _shaped_like_a_person(group: _Group) -> bool:
+    """A name only the shape rules found, of two or three rare capitalised words ('Sofía Mendoza',
+    which a news model trained on English names misses): the lone 'Sofía' of the document is hers.
+    Not 'Google Science Fair' nor 'Despite Daniel' (everyday words), nor a product's name."""
+    from pipeline.known_names import is_known_name
+
+    words = group.name.split()
+    return (group.candidate and group.certain_kind is None and 2 <= len(words) <= 3
+            and all(_TITLE_CASE_WORD.fullmatch(w) and not names.is_common_word(w) and not is_known_name(w) for w in words))
+
+
+_TITLE_CASE_WORD = re.compile(r"[^\W\d_][^\W\d_A-Z]*(?:[-'’][^\W\d_][^\W\d_A-Z]*)*")  # 'Ilić', 'Ji-woo', not 'NodeJS'
 
 
 def _may_be_person(group: _Group) -> bool:
@@ -656,13 +692,47 @@ def _spans_after_labels(text: str, raw: list[tuple[int, int, PageKind]], labels:
 
 
 _JOINED_IN_A_FIRMS_NAME = re.compile(r"[ \t]*(?:&[ \t]*)?")  # 'Harrow' + '&' + 'Vale LLC'; never 'of', 'and'
+# a word of a firm's own name: capitalised, not in capitals ('Arkwright', 'Nakamura'; not 'GDPR')
+_OWN_WORD = re.compile(r"[A-Z][^\W_A-Z][\w'’-]*")
+
+
+def _own_words_before(text: str, start: int, position: int, keep: int | None = None) -> int | None:
+    """Where a firm's name opens, walking back from `position` to `start` word by word over rare
+    capitalised words joined by one space or '&': not over 'Today', 'Thanks', 'Systems', 'GDPR', a
+    heading's 'Notes On' or a tab. `keep` when no word before `position` is the firm's."""
+    opening = None
+    cursor = position
+    while cursor > start:
+        segment = text[start:cursor]
+        stripped = segment.rstrip(" ")
+        if len(segment) - len(stripped) > 1:
+            break
+        word_start = max(stripped.rfind(" "), stripped.rfind("\t"), stripped.rfind("\n")) + 1
+        word = stripped[word_start:]
+        if word != "&":
+            if not _OWN_WORD.fullmatch(word) or names.is_common_word(word):
+                break
+            opening = start + word_start
+        elif text[start + word_start - 1: start + word_start] != " ":
+            break
+        cursor = start + word_start
+    return opening if opening is not None else keep
+
+
+def _in_a_headline(text: str, position: int) -> bool:
+    line_start = text.rfind("\n", 0, position) + 1
+    line_end = text.find("\n", position)
+    settings = get_settings()
+    return names.is_headline(text[line_start: line_end if line_end >= 0 else len(text)],
+                             settings.headline_min_words, settings.headline_capital_share)
 
 
 def _spans_with_legal_forms(text: str, raw: list[tuple[int, int, PageKind]]) -> list[tuple[int, int, PageKind]]:
     """A firm's name and its legal form as one span, which the model splits or cuts short ('Harrow &
-    Vale' and 'LLC', 'Dunmore Precision Components' without its 'plc'). Only the spans right before
-    the form join it, across a space or '&': 'Jane Smith of Acme Ltd' and 'Microsoft and Apple Inc.'
-    stay apart, and a person's span never joins. One sweep over the sorted spans."""
+    Vale' and 'LLC', 'Dunmore Precision Components' without its 'plc', 'Structures LLP' without its
+    'Arkwright', 'the Quillmetric Inc. MSA'). Only the spans right before the form join it, across a
+    space or '&': 'Jane Smith of Acme Ltd' and 'Microsoft and Apple Inc.' stay apart, and a person's
+    span never joins. One sweep over the sorted spans."""
     spans = sorted(raw)
     out: list[tuple[int, int, PageKind]] = []
     index = 0
@@ -673,14 +743,21 @@ def _spans_with_legal_forms(text: str, raw: list[tuple[int, int, PageKind]]) -> 
         inside_end = index
         while inside_end < len(spans) and spans[inside_end][0] < end:
             inside_end += 1
-        inside = spans[index:inside_end]
+        drawn = spans[index:inside_end]  # the model's spans in the name, as it drew them
         index = inside_end
-        if out and out[-1][1] > start and out[-1][1] <= form_start and out[-1][2] is not PageKind.PERSON:
-            before = out.pop()  # 'the Harrow & Vale': the span from where the name opens
-            inside.insert(0, (start, before[1], before[2]))
-        if (out and out[-1][1] > start) or any(r[1] > end for r in inside):
-            out.extend(inside)  # a span runs into the name or past it: the model drew it otherwise
+        if out and out[-1][1] > start and out[-1][2] is not PageKind.PERSON:
+            drawn.insert(0, out.pop())  # 'the Harrow & Vale': a span that opens before the name
+        if out and out[-1][1] > start:
+            out.extend(drawn)
             continue
+        if not drawn:  # the model missed the name whole ('Nakamura Seiki Co., Ltd.'): its own words before the form
+            opening = _own_words_before(text, start, form_start)
+            if opening is not None and not _in_a_headline(text, start):
+                out.append((opening, end, PageKind.ORGANISATION))
+            continue
+        # each span from where the name opens to where its form ends, at most (a person's as drawn)
+        inside = [r if r[2] is PageKind.PERSON else
+                  (max(r[0], start), end if r[1] > end and text[end:end + 1].isspace() else r[1], r[2]) for r in drawn]
         tail = [r for r in inside if r[1] > form_start]
         chain, position = tail[-1:], tail[-1][0] if tail else form_start
         for r in reversed([r for r in inside if r[1] <= form_start]):
@@ -688,10 +765,13 @@ def _spans_with_legal_forms(text: str, raw: list[tuple[int, int, PageKind]]) -> 
                 break
             chain.append(r)
             position = r[0]
-        if not chain or any(r[2] is PageKind.PERSON for r in chain) or not names.has_legal_form(text[position:end]):
-            out.extend(inside)
+        if chain and text[position:position + 1].isupper():
+            position = _own_words_before(text, start, position, keep=position)  # 'Arkwright' before the model's 'Structures LLP'
+        if (not chain or any(r[1] > end for r in inside) or any(r[2] is PageKind.PERSON for r in chain[1:])
+                or not names.has_legal_form(text[position:end])):
+            out.extend(drawn)  # a span runs past the name, or a person's joins it: the model drew it otherwise
             continue
-        out.extend(r for r in inside if r not in chain)
+        out.extend(r for r, kept in zip(drawn, inside, strict=True) if kept not in chain)
         out.append((position, end, PageKind.ORGANISATION))
     out.extend(spans[index:])
     return sorted(out)

@@ -58,6 +58,7 @@ ORGANISATION_HEADS = frozenset({
     "entertainment", "communications", "telecom", "networks", "systems", "technologies", "technology",
     "solutions", "software", "analytics", "labs", "laboratories", "consulting", "consultancy", "services",
     "industries", "manufacturing", "engineering", "construction", "builders", "properties", "realty",
+    "civils", "contractors", "contracting", "scaffolding", "roofing", "joinery", "plumbing",
     "apparel", "textiles", "electronics", "semiconductor", "aerospace", "robotics", "interactive",
     "foundation", "institute", "university", "college", "academy", "council", "committee", "agency",
     "authority", "ministry", "association", "society", "federation", "union", "club",
@@ -315,6 +316,10 @@ def org_base(surface: str) -> str:
     from cleanco import basename
 
     base = basename(surface).strip(" ,.")
+    while base and (shorter := basename(base).strip(" ,.")) and shorter != base and " " in base:
+        if len(shorter.split()) == 1 and is_common_word(shorter):
+            break  # 'Trust Company Ltd' is no 'Trust'
+        base = shorter  # 'Nakamura Seiki Co., Ltd.': one form after another
     return base or surface
 
 
@@ -325,10 +330,11 @@ _LEGAL_FORMS = (
     r"(?:Inc\.?|Incorporated|Ltd\.?|Limited|LLC|L\.L\.C\.|LLP|PLC|plc|GmbH|AG|S\.A\.|S\.A\.S\.|Corp\.?|"
     r"Corporation|Co\.|Company|Pty\.?\s+Ltd\.?|N\.V\.|B\.V\.|AB|Oy|A/S|ASA|S\.p\.A\.|S\.r\.l\.|KGaA|L\.P\.)")
 _LEGAL_FORM = re.compile(r",?\s+" + _LEGAL_FORMS + "$")
-# Capitalised words, '&' and the small words of firm names, then a legal form, on one line: 'Harrow
-# & Vale LLC', 'Dunmore Precision Components plc', 'Fernlight Payments Pty Ltd'.
+# Capitalised words, '&' and the small words of firm names, then a legal form ('Co., Ltd.' is one),
+# on one line: 'Harrow & Vale LLC', 'Dunmore Precision Components plc', 'Fernlight Payments Pty Ltd'.
 _FIRM_WITH_LEGAL_FORM = re.compile(
-    r"(?<![\w'’.-])(?!" + _LEGAL_FORMS + r"[ \t])[A-Z][\w'’.-]*(?:[ \t]+(?:[A-Z][\w'’.-]*|&|and|of|the|for)){0,8}?(,?[ \t]+)" + _LEGAL_FORMS + r"(?![\w/])")
+    r"(?<![\w'’.-])(?!" + _LEGAL_FORMS + r"[ \t])[A-Z][\w'’.-]*(?:[ \t]+(?:[A-Z][\w'’.-]*|&|and|of|the|for)){0,8}?"
+    r"(,?[ \t]+)(?:(?:Co\.?|Company),?[ \t]+(?:Ltd\.?|Limited|Inc\.?)|" + _LEGAL_FORMS + r")(?![\w/])")
 
 
 def firms_with_legal_forms(text: str) -> list[tuple[int, int, int]]:
@@ -346,6 +352,19 @@ def has_legal_form(surface: str) -> bool:
     base = surface.strip()[: form.start()]
     words = [w for w in _WORD.findall(base) if w.lower() not in _SMALL_WORDS]
     return bool(words) and all(w[:1].isupper() for w in words) and not is_titles_only(base)
+
+
+def firms_own_word(name: str) -> str | None:
+    """'Corvid' of 'Corvid Industrietechnik GmbH', 'Brindle' of 'Brindle Money Ltd': the first word of a
+    firm's registered name of two or more words, when it is a coined word (no everyday English, no
+    given name): in the document that names the firm, that word alone is the firm."""
+    if not has_legal_form(name):
+        return None
+    words = org_base(name).split()
+    first = words[0] if len(words) >= 2 else ""
+    if not first[:1].isupper() or not first.isalpha() or first.isupper() or is_common_word(first) or is_given_name(first.lower()):
+        return None
+    return first
 
 
 def short_names_of_a_firm(name: str) -> list[str]:
@@ -916,7 +935,8 @@ def conjoined_parts(surface: str, known: set[str], person: bool = False,
     parts = _parts_between(surface, _AND)
     if not parts:
         return None
-    if all(normalise_name(surface[s:e]) in known for s, e in parts):
+    # each side a name the prose uses alone or a product Simple Icons knows ('Tableau and Power BI')
+    if all(normalise_name(surface[s:e]) in known or is_known_name(surface[s:e]) for s, e in parts):
         return parts
     if person and all(_written_like_a_name(surface[s:e]) for s, e in parts):
         return parts

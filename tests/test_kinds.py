@@ -131,6 +131,10 @@ def test_company_with_a_descriptive_last_word_is_an_organisation(tmp_path):
     kinds = _kinds(tmp_path, "- Own fleet only. Bluefin Haulage loads come in phase 2 once their telematics upgrade is live.\n"
                              "- Position and temperature from the gateways, streamed into the warehouse.\n")
     assert kinds.get("Bluefin Haulage") is PageKind.ORGANISATION, kinds
+    # seen failing on blind notes: a civil-engineering contractor's trade was no known head either
+    kinds = _kinds(tmp_path, "Subcontractors\n- Dunmore Civils finished the drainage runs on Tuesday.\n"
+                             "- Dunmore are back on site for the kerbs in June.\n")
+    assert kinds.get("Dunmore Civils") is PageKind.ORGANISATION, kinds
 
 
 def test_a_hyphenated_given_name_alone_is_the_person_of_the_attendee_list(tmp_path):

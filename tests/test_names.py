@@ -207,6 +207,47 @@ def test_a_firms_name_keeps_its_legal_form_where_the_model_splits_or_cuts_it():
     assert not [n for n in apart if "Jane" in n and "Acme" in n or "Microsoft" in n and "Apple" in n], apart
 
 
+def test_a_firms_coined_first_word_and_its_name_without_forms_are_the_firm_in_its_document():
+    # blind notes: 'Corvid' alone and 'Nakamura Seiki' (beside 'Nakamura Seiki Co., Ltd.') were people
+    extracted = _extract("Pipeline review\n\n- Corvid Industrietechnik GmbH: procurement wants SSO. Corvid asked for a "
+                         "pilot in May.\n- Nakamura Seiki Co., Ltd.: renewal signed. Nakamura Seiki will expand to Osaka.\n"
+                         "- Signed the Quillmetric Inc. MSA on Friday.\n")
+    found = _names(extracted)
+    assert "Corvid" in found.get("Corvid Industrietechnik GmbH", set()), found
+    assert "Nakamura Seiki" in found.get("Nakamura Seiki Co., Ltd.", set()), found
+    assert "Quillmetric Inc." in found, found
+    assert names.conjoined_parts("Tableau and Power BI", set()) == [(0, 7), (12, 20)]  # two products the model joined
+    assert names.firms_own_word("Corvid Industrietechnik GmbH") == "Corvid"
+    # found in review: a founder's surname stays the founder's
+    founder = _names(_extract("Tom Whitfield founded Whitfield Engineering Ltd in 2004. Whitfield said the firm will grow.\n"))
+    assert "Whitfield" not in founder.get("Whitfield Engineering Ltd", set()), founder
+    assert names.firms_own_word("United Parcel Service Inc.") is None  # an everyday word
+    assert names.firms_own_word("Sarah Jones Ltd") is None  # a given name
+
+
+@pytest.mark.parametrize("text, drawn, firms", [
+    # the model's 'Structures LLP' (read as a person) opens at the firm's own word before it
+    ("Distribution: Marlow (client); Arkwright Structures LLP (engineer)", ["Structures LLP"], ["Arkwright Structures LLP"]),
+    # found in review: a sentence's first word, a weekday, an acronym, a heading's words or a tab are no part of it
+    ("Today Google LLC said", ["Google LLC"], ["Google LLC"]),
+    ("Last Tuesday Dunmore Precision Components plc", ["Dunmore Precision Components"], ["Dunmore Precision Components plc"]),
+    ("GDPR Quernwick GmbH", ["Quernwick GmbH"], ["Quernwick GmbH"]),
+    ("Notes On Zorblat Ltd", ["Zorblat Ltd"], ["Zorblat Ltd"]),
+    ("Omar Haddad\tQuernwick Systems GmbH", ["Quernwick Systems GmbH"], ["Quernwick Systems GmbH"]),
+    # where the model drew nothing, only rare words of the firm's own before the form
+    ("- Nakamura Seiki Co., Ltd.: renewal signed.", [], ["Nakamura Seiki Co., Ltd."]),
+    ("Our Company Values", [], []),
+    ("Thanks Priya Quernwick Systems GmbH", [], []),
+    ("Brindle Money Ltd, Company No. 01234567", ["Brindle Money Ltd"], ["Brindle Money Ltd"]),
+])
+def test_a_legal_forms_span_opens_at_the_firms_own_words(text, drawn, firms):
+    from pipeline.extract import _spans_with_legal_forms
+
+    raw = [(text.index(d), text.index(d) + len(d), PageKind.ORGANISATION) for d in drawn]
+    spans = [text[s:e] for s, e, kind in _spans_with_legal_forms(text, raw) if kind is PageKind.ORGANISATION]
+    assert spans == firms
+
+
 LOCAL_CONGRESS = "The bill went to the Congress in March. The Congress rejected it in April."
 
 

@@ -545,3 +545,13 @@ def test_an_attendee_list_under_a_bold_label_and_who_else_attended(tmp_path):
     none = _extract(tmp_path, "agm.md", "# AGM\n\n**Present:** Ingrid Solberg, Kwame Asante\n\n**Apologies:** None\n\n"
                     "**Absent:** Nil\n")
     assert not {"None", "Nil"} & {e.name for e in none.entities}, [(e.name, e.kind.value) for e in none.entities]
+
+
+def test_a_given_name_alone_is_the_person_a_news_model_missed_in_full(tmp_path):
+    # seen failing on a blind newsletter: spaCy misses 'Sofía Mendoza' (the shape rules find it) and
+    # read the lone 'Sofía' as a firm, so she had two pages; a product pair ('NodeJS Hapi') is no one
+    extracted = _extract(tmp_path, "weekly.md",
+                         "Platform weekly\n\n- Henrik and Sofía are planning the write cutover for 16 July.\n"
+                         "- Sofía Mendoza is on leave from 24 June to 5 July.\n")
+    people = {e.name: set(e.aliases) for e in extracted.entities}
+    assert "Sofía" in people.get("Sofía Mendoza", set()), [(e.name, e.kind.value, e.aliases) for e in extracted.entities]
