@@ -23,7 +23,6 @@ first-person words ("I", "we") are the person themself: the `you` page.
 from __future__ import annotations
 
 import bisect
-from bisect import bisect_right
 import re
 from collections import Counter, defaultdict
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -678,7 +677,7 @@ def _spans_after_labels(text: str, raw: list[tuple[int, int, PageKind]], labels:
     label_starts = [start for start, _ in labels]
     out = []
     for start, end, kind in raw:
-        at = bisect_right(label_starts, end) - 1  # the last label that opens before the span ends
+        at = bisect.bisect_right(label_starts, end) - 1  # the last label that opens before the span ends
         if at >= 0 and start < labels[at][1] and (start < labels[at][0] or end > labels[at][1]):
             label_start, label_end = labels[at]
             if end > label_end:  # past the label's colon: the name after it
@@ -720,6 +719,7 @@ def _own_words_before(text: str, start: int, position: int, keep: int | None = N
 
 
 def _in_a_headline(text: str, position: int) -> bool:
+    """Whether the line the position is on is a headline (see names.is_headline)."""
     line_start = text.rfind("\n", 0, position) + 1
     line_end = text.find("\n", position)
     settings = get_settings()
@@ -783,15 +783,12 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]],
     the prose also uses is kept ('Celtics Sign Star Guard' -> 'Celtics'), and 'Reuters and
     Bloomberg' is two names when the prose names each alone; the authors of a citation
     ('Marsden & Mackey, 2014') are people, one each."""
-    settings = get_settings()
     headline_of: dict[int, bool] = {}
 
     def in_headline(start: int) -> bool:
         line_start = text.rfind("\n", 0, start) + 1
         if line_start not in headline_of:
-            line_end = text.find("\n", start)
-            line = text[line_start: line_end if line_end >= 0 else len(text)]
-            headline_of[line_start] = names.is_headline(line, settings.headline_min_words, settings.headline_capital_share)
+            headline_of[line_start] = _in_a_headline(text, start)
         return headline_of[line_start]
 
     headline = [in_headline(s) for s, _, _ in raw]

@@ -848,8 +848,10 @@ def countable_acronym_spans(text: str, countable: set[str] | frozenset[str]) -> 
     return [m.span() for m in re.finditer(rf"(?<![\w.-])(?:{words})s?(?![\w-])", text)]
 
 
+# the time a chat's line opens with: '09:43', '[9:04 AM]'
+CLOCK_TIME = r"\[?\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp][Mm])?\]?"
 # a chat's message: a time, a speaker's label and a colon ('09:43 PagerDuty: …', '[9:04 AM] Tom K: …')
-_CHAT_LINE = re.compile(r"[ \t]*\[?\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp][Mm])?\]?[ \t]+[^\W\d_][^:\n]{0,40}:[ \t]")
+_CHAT_LINE = re.compile(r"[ \t]*" + CLOCK_TIME + r"[ \t]+[^\W\d_][^:\n]{0,40}:[ \t]")
 
 
 def is_headline(line: str, min_words: int, capital_share: float) -> bool:

@@ -36,7 +36,7 @@ from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline.header_people import EMAIL_FIELDS, PERSON_FIELDS, addressed_names, plausible_name
 from pipeline.known_names import is_known_name
-from pipeline.names import ends_in_organisation_head, is_common_word, is_given_name, is_list_of_names
+from pipeline.names import CLOCK_TIME, ends_in_organisation_head, is_common_word, is_given_name, is_list_of_names
 from pipeline.units import is_closing
 
 Span = tuple[int, int]
@@ -55,7 +55,7 @@ _ITEM_NAME_END = re.compile(r"\(|,|;|\s[-–—]\s|:")
 # A speaker label opens a line: "AP: …", "- **Ben Ito:** …", "Ada: …", a chat's "09:04 Tomás: …" or
 # "[9:04 AM] Tomás: …" (the label is checked later).
 SPEAKER_LINE = re.compile(
-    r"[ \t]*(?:[-*+•>][ \t]+)?(?:\[?\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp][Mm])?\]?[ \t]+)?(?:\*\*|__)?([A-Z][\w.'’-]*(?:[ \t][A-Z][\w.'’-]*){0,3})(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]+\S"
+    r"[ \t]*(?:[-*+•>][ \t]+)?(?:" + CLOCK_TIME + r"[ \t]+)?(?:\*\*|__)?([A-Z][\w.'’-]*(?:[ \t][A-Z][\w.'’-]*){0,3})(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]+\S"
 )
 _TABLE_SEPARATOR = re.compile(r"^[\s|:-]+$")
 # Where an attendee entry says where the person works: "Rina Shah from Cobalt Ridge", "… at Initech",
