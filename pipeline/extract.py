@@ -59,7 +59,7 @@ from pipeline.kind_model import _drop_entities, type_entities
 from pipeline.not_names import names_nothing
 from pipeline.note_sections import section_breaks
 from pipeline.speakers import attach_labels, read_meeting_notes, resolved_label_spans, works_at_pairs
-from pipeline.tool_candidates import shape_candidates
+from pipeline.tool_candidates import is_currency_amount, shape_candidates
 from pipeline.units import is_salutation, split_into_units, starts_a_sentence, unit_breaks
 
 LABEL_KINDS = {
@@ -777,6 +777,9 @@ def _spans_with_legal_forms(text: str, raw: list[tuple[int, int, PageKind]]) -> 
     return sorted(out)
 
 
+_TRAILING_VERSION = re.compile(r"\s+v?\d+(?:\.\d+)+$")
+
+
 def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]],
                   people: list[tuple[int, int]] = ()) -> list[tuple[int, int, PageKind]]:
     """Spans cut down to the names in them: inside a Title Case or capitals headline only a name
@@ -801,6 +804,8 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]],
     for (start, end, kind), in_head in zip(raw, headline, strict=True):
         if kind in (PageKind.PERSON, PageKind.ORGANISATION) and names.in_lower_case_only(text[start:end]):
             continue  # 'the Secretary [deemed essential]': the model's person, but no one's name
+        if is_currency_amount(text, start, start + len(text[start:end].split()[0])):
+            continue  # 'USD 1.2' read as a product: an amount of money
         # a firm's registered name keeps its legal form, lower-case ('Dunmore Precision Components plc')
         # or on a signature's Title Case line beside a short name the prose uses ('Fernlight')
         registered = kind is PageKind.ORGANISATION and names.has_legal_form(text[start:end])
@@ -820,6 +825,8 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]],
             end = names.end_with_number(text, end)
         elif (product_end := names.product_before_its_part(text[start:end], known)) is not None:
             end = start + product_end  # 'the Airflow DAG' is Airflow, used
+        elif (version := _TRAILING_VERSION.search(text, start, end)) is not None and version.start() > start:
+            end = version.start()  # 'RouteMax 3.2' is RouteMax, in a release ('Office 365' keeps its number)
         surface = text[start:end]
         authors = names.cited_authors(surface, text[end:end + 80]) if kind in (PageKind.PERSON, PageKind.ORGANISATION) else None
         if authors:  # 'Marsden & Mackey, 2014': the authors of a citation, each a person

@@ -54,6 +54,7 @@ from pipeline.tool_candidates import (
     has_version_after,
     in_strong_tool_cue,
     is_code_shaped,
+    is_coined,
     next_word,
     previous_word,
 )
@@ -283,7 +284,18 @@ def decide_kind(entity: DocumentEntity, probabilities: dict[str, float], min_pro
     """The entity's kind after classification; None drops a candidate that is not a page."""
     best = max(PAGE_CLASSES, key=lambda c: probabilities[c])
     if entity.candidate:
-        return PAGE_CLASSES[best] if probabilities[best] >= min_probability else None
+        if probabilities[best] >= min_probability:
+            return PAGE_CLASSES[best]
+        # 'Logged in Benchling', 'marked up in Bluebeam': a word no English text uses, written with a
+        # capital as names are, is one; neither model has seen most of the software a team names, so
+        # 'not a page' is the classifier's ignorance there. Software when it finds that likelier than
+        # any other page or a place; never a lower-case word ('runbook', 'cutover' are a team's jargon)
+        # nor one with letters English lacks ('Zielińska': software names are written in ASCII).
+        if (best == "tool" and entity.name[:1].isupper() and entity.name.isascii() and is_coined(entity.name)
+                and not is_given_name(entity.name.lower())
+                and probabilities["tool"] >= probabilities["place"]):
+            return PageKind.TOOL
+        return None
     current = next((c for c, k in PAGE_CLASSES.items() if k is entity.kind), None)
     held = probabilities[current] if current else probabilities["other"]
     # 'Rotterdam' read as a person, a heading's 'Roadmap': the classifier is sure it is no page. An
@@ -833,8 +845,11 @@ def _known_software_read_as_firm(entity: DocumentEntity, chances: dict[str, floa
         if label is None:
             return False
         rival = chances[label]
+    # most names Simple Icons knows are software: a firm's or a person's reading holds only by the
+    # retyping margin, as for a name spaCy left untagged ('Kubernetes support' read as a firm's)
+    margin = get_settings().kind_retype_margin
     return (not entity.candidate and is_known_name(entity.name)
-            and not is_given_name(entity.name.lower()) and (chances["tool"] > rival or _a_brands_product(entity.name)))
+            and not is_given_name(entity.name.lower()) and (chances["tool"] + margin > rival or _a_brands_product(entity.name)))
 
 
 def _a_brands_product(name: str) -> bool:

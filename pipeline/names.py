@@ -32,8 +32,10 @@ from graph_schema.slugs import normalise_name
 from pipeline.known_names import is_known_name
 
 # Missing from nameparser's list: "Justice Thomas" is a judge, "Major General Lafayette" an officer, "Inspector
-# Lynley" a detective. Only leading words are stripped, so "John Major" and "John Constable" keep their surnames.
-_EXTRA_TITLES = frozenset({"justice", "major", "inspector", "constable", "superintendent", "marshal"})
+# Lynley" a detective, and Central Europe's academic degrees stand before a name ("dr hab. Tadeusz Górski",
+# "Ing. Jana Nováková"). Only leading words are stripped, so "John Major" and "John Constable" keep their surnames.
+_EXTRA_TITLES = frozenset({"justice", "major", "inspector", "constable", "superintendent", "marshal",
+                           "hab", "inż", "ing", "dipl"})
 # Styles of address nameparser does not list as titles; only after a possessive ('Your Honor'),
 # since 'Grace' and 'Honor' alone are given names.
 _STYLES = frozenset({"honor", "honour", "lordship", "ladyship", "grace", "worship"})
@@ -137,6 +139,17 @@ def start_with_titles(text: str, start: int, max_titles: int = 3) -> int:
             break
         start = match.start(1)
     return start
+
+
+def start_after_titles(text: str, start: int, end: int) -> int:
+    """Where a name written with its titles starts without them: 'dr hab. Tadeusz Górski' -> 'Tadeusz
+    Górski'. Titles alone ('Dr.') keep their start."""
+    surface = text[start:end]
+    bare = strip_honorifics(surface)
+    if not bare or bare == surface:
+        return start
+    cut = surface.find(bare.split()[0])
+    return start + cut if cut > 0 else start
 
 
 def has_title(surface: str) -> bool:
@@ -257,6 +270,11 @@ def _greeted_or_asked(first: str, rest: str, surface: str) -> bool:
     return first in _SALUTATIONS or is_given_name(following) or not is_common_word(following)
 
 
+# What a firm or a person is to the writer, opening a sentence before their name ('Client Tidewater …').
+_RELATION_NOUNS = frozenset({"client", "customer", "vendor", "supplier", "partner", "prospect", "contractor",
+                             "subcontractor", "competitor", "distributor", "reseller", "landlord", "tenant"})
+
+
 def sentence_opener(surface: str, sentence_start: bool, person: bool = False) -> int:
     """How many characters of a span are a capitalised function word that only opens the sentence:
     'With Wikinews', 'How The Onion', 'After Theodorus' -> the offset where the name starts, else 0.
@@ -283,6 +301,8 @@ def sentence_opener(surface: str, sentence_start: bool, person: bool = False) ->
         return len(words[0]) + 1  # 'Dear Agnieszka', 'Ask Tidewell'
     if first in _DAY_ADVERBS and not is_common_word(words[1].split()[0].lower()):
         return len(words[0]) + 1  # 'Today Harrowgate and Tessaly get …' names the firm; 'Today Show' is one name
+    if first in _RELATION_NOUNS and not is_common_word(words[1].split()[0].lower()):
+        return len(words[0]) + 1  # 'Client Tidewater Marine Pte Ltd chartered …': what the firm is to us, then its name
     if first not in STOP_WORDS or first in _ADDRESS or first in ("a", "an") or _nicknamer().canonicals_of(first) or _nicknamer().nicknames_of(first):
         return 0
     return len(words[0]) + 1
@@ -328,7 +348,9 @@ def org_base(surface: str) -> str:
 # 'Azure AD', 'Palo Alto CA' and 'Monaco GP': a legal form there is a guess, not a rule.
 _LEGAL_FORMS = (
     r"(?:Inc\.?|Incorporated|Ltd\.?|Limited|LLC|L\.L\.C\.|LLP|PLC|plc|GmbH|AG|S\.A\.|S\.A\.S\.|Corp\.?|"
-    r"Corporation|Co\.|Company|Pty\.?\s+Ltd\.?|N\.V\.|B\.V\.|AB|Oy|A/S|ASA|S\.p\.A\.|S\.r\.l\.|KGaA|L\.P\.)")
+    r"Corporation|Co\.|Company|Pty\.?\s+Ltd\.?|N\.V\.|B\.V\.|AB|Oy|A/S|ASA|S\.p\.A\.|S\.r\.l\.|KGaA|L\.P\.|"
+    # Nordic, Singaporean, Malaysian, Latin American, Central European and Japanese forms
+    r"AS|ApS|Pte\.?\s+Ltd\.?|Sdn\.?\s+Bhd\.?|Ltda\.?|S\.L\.|SARL|Kft\.?|s\.r\.o\.|sp\.\s+z\s+o\.o\.|K\.K\.)")
 _LEGAL_FORM = re.compile(r",?\s+" + _LEGAL_FORMS + "$")
 # Capitalised words, '&' and the small words of firm names, then a legal form ('Co., Ltd.' is one),
 # on one line: 'Harrow & Vale LLC', 'Dunmore Precision Components plc', 'Fernlight Payments Pty Ltd'.
@@ -351,7 +373,12 @@ def has_legal_form(surface: str) -> bool:
         return False
     base = surface.strip()[: form.start()]
     words = [w for w in _WORD.findall(base) if w.lower() not in _SMALL_WORDS]
+    if form.group().strip(" ,") in _WORD_LIKE_FORMS and all(w.isupper() for w in words):
+        return False  # a heading in capitals ('WORKS AS'), not 'Halvorsen Bygg AS'
     return bool(words) and all(w[:1].isupper() for w in words) and not is_titles_only(base)
+
+
+_WORD_LIKE_FORMS = frozenset({"AS"})  # also an English word, in a heading written in capitals
 
 
 def firms_own_word(name: str) -> str | None:
@@ -548,6 +575,8 @@ def same_person_name(a: list[str], b: list[str]) -> bool:
         return False
     if len(a) == len(b) == 2 and a == b[::-1]:
         return True
+    if with_second_surname(a, b) or with_second_surname(b, a):
+        return True
     if a[-1] != b[-1]:
         return False
     if not first_names_match(a[0], b[0]):
@@ -561,6 +590,19 @@ def same_person_name(a: list[str], b: list[str]) -> bool:
     short, long = sorted((a[1:-1], b[1:-1]), key=len)
     remaining = iter(long)
     return all(any(first_names_match(word, other) for other in remaining) for word in short)
+
+
+def with_second_surname(short: list[str], full: list[str]) -> bool:
+    """'Javier Ortega' / 'Javier Ortega Ruiz', 'Gabriel García' / 'Gabriel García Márquez': a name
+    with two surnames, as Spanish and Portuguese names have, and the same name without the second.
+    Not where the middle word is a given name ('Mary Ann' of 'Mary Ann Smith' is her given names),
+    nor where the last is a number or a suffix ('Shah Abbas II' is another man than 'Shah Abbas')."""
+    from nameparser.config import CONSTANTS
+
+    return (len(short) == 2 and len(full) == 3 and full[:2] == short and _is_given_name_word(short[0])
+            and len(full[2]) > 1 and not is_given_name(short[1]) and not _INITIAL.match(short[1])
+            and not is_regnal_number(full[2].upper()) and full[2] not in CONSTANTS.suffix_acronyms
+            and full[2] not in CONSTANTS.suffix_not_acronyms)
 
 
 def initial_for_surname(short: list[str], full: list[str]) -> bool:
@@ -751,7 +793,19 @@ def short_org_form(short: list[str], full: list[str]) -> bool:
         head = full.index("of", 1) - 1
         if head + 1 >= len(short) and full[head + 1 - len(short): head + 1] == short:
             return True
-    return len(short) == 1 and len(full) == 2 and full[0] == short[0]
+    if len(short) == 1 and len(full) == 2 and full[0] == short[0]:
+        return True
+    # 'Sunda Shipping' / 'Sunda Shipping Lines', 'Al Noor' / 'Al Noor Hospitality Group': the name
+    # without the trade its end says; not a body's own name ('Georgetown University' of 'Georgetown
+    # University Hospital' is another body)
+    return (full[: len(short)] == short and (full[-1] in ORGANISATION_HEADS or full[-1] == "lines")
+            and short[-1] not in _BODY_NOUNS and not any(w in _SMALL_WORDS and w != "and" for w in full))
+
+
+# Heads that name a body of their own: a name ending in one is that body, not a short form of another.
+_BODY_NOUNS = frozenset({"university", "college", "school", "academy", "institute", "hospital", "clinic", "council",
+                         "committee", "ministry", "department", "agency", "authority", "court", "church", "museum",
+                         "library", "foundation", "association", "society", "federation", "union", "club", "bank"})
 
 
 def abbreviated_lead(short: str, full: str) -> bool:

@@ -103,6 +103,8 @@ class PageIndex:
         words = names.name_key(page.title, page.kind is PageKind.PERSON).split()
         if page.kind is PageKind.PERSON and len(words) >= 2:
             self.by_surname.setdefault(words[-1], set()).add(page.slug)
+        if page.kind is PageKind.PERSON and len(words) == 3:
+            self.by_surname.setdefault(words[1], set()).add(page.slug)  # the first of two surnames ('Ortega Ruiz')
         if page.kind is PageKind.PERSON and words:
             self.by_given.setdefault(words[0], set()).add(page.slug)
         if page.kind is PageKind.PERSON and len(words) >= 2:
@@ -116,8 +118,9 @@ class PageIndex:
         A surname's initial ('Tom K') is no full name: across notes it joins only where they share context."""
         if len(words[-1]) == 1:
             return None
+        surnames = {words[-1], words[-2]} if len(words) == 3 else {words[-1]}  # 'Ortega' of 'Javier Ortega Ruiz' too
         fits = [
-            slug for slug in sorted(self.by_surname.get(words[-1], ()))
+            slug for slug in sorted(set().union(*(self.by_surname.get(s, ()) for s in surnames)))
             if slug in self.pages and self.pages[slug].kind is PageKind.PERSON
             and names.same_person_name(names.name_key(self.pages[slug].title, True).split(), words)
         ]

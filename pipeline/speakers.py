@@ -36,7 +36,8 @@ from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline.header_people import EMAIL_FIELDS, PERSON_FIELDS, addressed_names, plausible_name
 from pipeline.known_names import is_known_name
-from pipeline.names import CLOCK_TIME, ends_in_organisation_head, is_common_word, is_given_name, is_list_of_names
+from pipeline.names import (CLOCK_TIME, clipped_given_name, ends_in_organisation_head, is_common_word, is_given_name, is_list_of_names,
+                            start_after_titles)
 from pipeline.units import is_closing
 
 Span = tuple[int, int]
@@ -167,6 +168,11 @@ def _short_labels(text: str, start: int, end: int) -> list[Span]:
     return labels
 
 
+def _labels_of(text: str, name: Span, labels: list[Span]) -> list[Span]:
+    """The labels that are the name's initials: 'Ada Park (AP)', not the department of 'Tolu Bakare (HR)'."""
+    return [s for s in labels if _initials_of(text[s[0] : s[1]], text[name[0] : name[1]])]
+
+
 def _entry(text: str, start: int, end: int) -> Attendee | None:
     """One attendee entry, 'Ada Park (AP)', 'Ada Park – Greenleaf Retail', 'Rina Shah from Cobalt
     Ridge Analytics', 'Ben Ito (Larkspur Systems)', 'AP — Ada Park, Head of IT, Greenleaf Retail':
@@ -186,10 +192,11 @@ def _entry(text: str, start: int, end: int) -> Attendee | None:
     name = _trimmed(text, start, link.start() if link and link.start() < name_end else name_end)
     if name is None or not plausible_name(text[name[0] : name[1]]):
         return None
+    name = (start_after_titles(text, *name), name[1])  # 'Dr. Camila Restrepo' is Camila Restrepo's entry
     organisation = _affiliation(text, link, name[1], end)
     if organisation is None and link is None and cut is not None and text[cut.start()] == ",":
         organisation = _employer_after_role(text, cut.end(), end)
-    return Attendee(name=name, short=_short_labels(text, name[1], end), organisation=organisation)
+    return Attendee(name=name, short=_labels_of(text, name, _short_labels(text, name[1], end)), organisation=organisation)
 
 
 def _initials_of(label: str, name: str) -> bool:
@@ -235,7 +242,8 @@ def _affiliation(text: str, link: re.Match | None, after_name: int, end: int) ->
             return None
         # '(Head of Operations, Brightwater Foods)': the part that is no role is the employer
         parts = [_trimmed(text, paren.start(1) + m.start(), paren.start(1) + m.end()) for m in re.finditer(r"[^,;]+", inner)]
-        parts = [p for p in parts if p and not any(_is_role_word(w) for w in text[p[0] : p[1]].split())]
+        parts = [p for p in parts if p and not any(_is_role_word(w) for w in text[p[0] : p[1]].split())
+                 and not _is_short_label(text[p[0] : p[1]])]  # '(CR, medical director)': her label and her role
         if len(parts) != 1:
             return None
         span = parts[0]
@@ -409,8 +417,9 @@ def _attendee_lists(text: str, lines: list[tuple[int, str]]) -> tuple[list[Atten
                 ruled.append(value)
             in_list = False
             continue
-        if field and _is_person_field(field.group(1)) and not _LIST_ITEM.match(line):
-            for segment_start, segment in _field_segments(start, line):
+        segments = _field_segments(start, line) if field and not _LIST_ITEM.match(line) else []
+        if any((f := _FIELD_LINE.match(segment)) and _is_person_field(f.group(1)) for _, segment in segments):
+            for segment_start, segment in segments:  # 'Date: 2 April · Reviewers: Søren Kjær (SK), …' 
                 field = _FIELD_LINE.match(segment)
                 if not field or not _is_person_field(field.group(1)):
                     continue
@@ -540,6 +549,14 @@ def _merge_attendees(text: str, attendees: list[Attendee]) -> list[Attendee]:
     return list(merged.values())
 
 
+def _clipped_name_of(text: str, key: str, people: list[Attendee]) -> int | None:
+    """The one attendee whose given name a label clips: '**Seun:**' of 'Panel: Oluwaseun Adeyemi'."""
+    fits = [i for i, person in enumerate(people)
+            if len(words := normalise_name(text[person.name[0] : person.name[1]]).split()) >= 2
+            and clipped_given_name(key, words[0])]
+    return fits[0] if len(fits) == 1 else None
+
+
 def read_meeting_notes(text: str) -> MeetingNotes:
     """The attendees the notes define and the speaker labels that open their lines."""
     lines = lines_with_offsets(text)
@@ -555,6 +572,8 @@ def read_meeting_notes(text: str) -> MeetingNotes:
         if not match or _is_person_field(match.group(1)):
             continue
         found = lookup.get(normalise_name(match.group(1)))
+        if found is None:
+            found = _clipped_name_of(text, normalise_name(match.group(1)), people)
         labels.append(SpeakerLabel(span=(start + match.start(1), start + match.end(1)),
                                    person=people[found].name if found is not None else None))
     return MeetingNotes(attendees=attendees, labels=labels, ruled=ruled + table_ruled + signature_ruled)

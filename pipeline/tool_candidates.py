@@ -175,12 +175,25 @@ def in_usage_cue(text: str, start: int, end: int) -> bool:
     )
 
 
-def _coined(word: str) -> bool:
+def is_coined(word: str) -> bool:
     """'dagster', 'kubectl': a lower-case word no English text uses, a coined name (software,
     in work notes) rather than a word; the classifier still decides whether it is one."""
     from wordfreq import zipf_frequency
 
     return word.isalpha() and len(word) >= 3 and zipf_frequency(word, "en") < get_settings().coined_word_max_zipf
+
+
+_AMOUNT_AFTER = re.compile(r"[ \t]?\d")
+_AMOUNT_BEFORE = re.compile(r"\d[\d.,]*[kKmMbn]*[ \t]?$")
+
+
+def is_currency_amount(text: str, start: int, end: int) -> bool:
+    """'USD 1.2m', 'EUR 600k', '34,500 GBP': an ISO 4217 currency code beside a number."""
+    import pycountry
+
+    code = text[start:end]
+    return (len(code) == 3 and code.isupper() and pycountry.currencies.get(alpha_3=code) is not None
+            and bool(_AMOUNT_AFTER.match(text, end) or _AMOUNT_BEFORE.search(text, max(0, start - 20), start)))
 
 
 def is_code_shaped(word: str) -> bool:
@@ -300,6 +313,9 @@ def shape_candidates(text: str, taken: list[tuple[int, int]], sentences: list[tu
             while index < len(words) and words[index][0] < known_end:
                 index += 1
             continue
+        if is_currency_amount(text, start, end):
+            index += 1  # 'USD 1.2m', '600k EUR': money, not a name with its version
+            continue
         if is_code_shaped(word) or (_ACRONYM.fullmatch(word) and len(word) >= 2):
             found.append((start, end))
             capitalised_forms.add(word.lower())
@@ -336,7 +352,7 @@ def shape_candidates(text: str, taken: list[tuple[int, int]], sentences: list[tu
             continue
         # 'his service', 'its API': a pronoun or other function word before a cue is never a name
         if word.islower() and len(word) >= 2 and word not in STOP_WORDS and (
-            in_usage_cue(text, start, end) or _coined(word) or is_rare_known_word(word)
+            in_usage_cue(text, start, end) or is_coined(word) or is_rare_known_word(word)
         ):
             found.append((start, end))
         index += 1

@@ -555,3 +555,34 @@ def test_a_given_name_alone_is_the_person_a_news_model_missed_in_full(tmp_path):
                          "- Sofía Mendoza is on leave from 24 June to 5 July.\n")
     people = {e.name: set(e.aliases) for e in extracted.entities}
     assert "Sofía" in people.get("Sofía Mendoza", set()), [(e.name, e.kind.value, e.aliases) for e in extracted.entities]
+
+
+def test_titles_roles_and_a_person_field_after_another_field_define_their_labels(tmp_path):
+    # seen failing on fresh notes 5: 'Date: … · Reviewers: …' defined no one (the line's first field
+    # is no person's), '(KO, site manager)' made 'KO' her firm, 'dr hab.' kept the label from
+    # joining, and a department in brackets became a person's label ('(HR)' of 'Tunde Balogun')
+    extracted = _extract(tmp_path, "review.md",
+                         "Date: 4 May 2025 · Reviewers: Ilse Vermeulen (IV), Rashid Karimi (RK)\n"
+                         "Attendees: Dr. Kamila Okonjo (KO, site manager), dr hab. Witold Sobczak (WS), "
+                         "Tunde Balogun (HR)\n\n"
+                         "- IV: the crane plan needs a second lift study.\n"
+                         "- RK: agreed, and the scaffold drawings are late.\n"
+                         "KO reported that the pour is moved to Friday. WS checks the mix design.\n"
+                         "HR will send the induction pack.\n")
+    for name, label in [("Ilse Vermeulen", "IV"), ("Rashid Karimi", "RK"), ("Kamila Okonjo", "KO"),
+                        ("Witold Sobczak", "WS")]:
+        person = _entity(extracted, name)
+        assert person.kind is PageKind.PERSON and label in person.aliases, (name, person)
+    assert not {"IV", "RK", "KO", "WS"} & {e.name for e in extracted.entities}
+    assert "HR" not in _entity(extracted, "Tunde Balogun").aliases
+    assert not [r for r in extracted.relations if r.type == "works_at"]
+
+
+def test_a_clipped_given_name_as_a_speaker_label_is_the_listed_person(tmp_path):
+    # seen failing on fresh notes 5: '**Seun:**' beside 'Panel: Oluwaseun Adeyemi' named no one
+    extracted = _extract(tmp_path, "debrief.md",
+                         "Panel: Oluwaseun Adeyemi (hiring manager), Grace Obi\n\n"
+                         "**Seun:** Strong hire. Clear on idempotency.\n"
+                         "**Grace:** Agree, a bit quiet in the pairing round.\n")
+    assert "Seun" in _entity(extracted, "Oluwaseun Adeyemi").aliases
+    assert "Seun" not in {e.name for e in extracted.entities}
