@@ -278,7 +278,9 @@ def _firms_by_legal_form(text: str, groups: dict[str, _Group]) -> None:
     for key, group in list(groups.items()):
         if key not in groups:
             continue
-        if group.certain_kind is None and any(names.has_legal_form(m.surface) for m in group.mentions):
+        if group.certain_kind is None and any(
+                names.has_legal_form(m.surface) or (text[m.end:m.end + 1] == "." and names.takes_a_full_stop(m.surface))
+                for m in group.mentions):
             group.certain_kind, group.candidate = PageKind.ORGANISATION, False
             base = names.name_key(group.name, False)  # 'Brisk Metrics' in a table, found apart
             if base != key and base in groups and groups[base].certain_kind in (None, PageKind.ORGANISATION):
@@ -296,13 +298,12 @@ def _firms_by_legal_form(text: str, groups: dict[str, _Group]) -> None:
         if group.certain_kind is PageKind.ORGANISATION:
             group.mentions = [
                 EntityMention(start=m.start, end=m.end + 1, surface=text[m.start:m.end + 1])
-                if text[m.end:m.end + 1] == "." and _ABBREVIATED_LEGAL_FORM.search(m.surface) else m
+                if text[m.end:m.end + 1] == "." and names.takes_a_full_stop(m.surface) else m
                 for m in group.mentions
             ]
 
 
 _POSSESSIVE = re.compile(r"['’]s?$")
-_ABBREVIATED_LEGAL_FORM = re.compile(r"\b(?:Inc|Corp|Co|Ltd|Bros|Pty)$")
 
 
 def _merge_short_person_names(groups: dict[str, _Group], text: str = "") -> None:
@@ -481,7 +482,9 @@ def _merge_person_variants(groups: dict[str, _Group]) -> None:
         if key not in groups:
             continue
         for other in people[i + 1:]:
-            if other in groups and names.same_person_name(key.split(), other.split()):
+            short, full = sorted((key.split(), other.split()), key=len)
+            # in one document 'Javier Ortega' is 'Javier Ortega Ruiz' (across documents only with shared context)
+            if other in groups and (names.same_person_name(short, full) or names.with_second_surname(short, full)):
                 groups[key].absorb(groups.pop(other))
     # 'Daniel F.' is the one Daniel F-something of the document ('Daniel Fischer', not 'Daniel Reyes')
     for key in [k for k in people if k in groups]:
@@ -804,7 +807,7 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]],
     for (start, end, kind), in_head in zip(raw, headline, strict=True):
         if kind in (PageKind.PERSON, PageKind.ORGANISATION) and names.in_lower_case_only(text[start:end]):
             continue  # 'the Secretary [deemed essential]': the model's person, but no one's name
-        if is_currency_amount(text, start, start + len(text[start:end].split()[0])):
+        if is_currency_amount(text, start, start + len((text[start:end].split() or [""])[0])):
             continue  # 'USD 1.2' read as a product: an amount of money
         # a firm's registered name keeps its legal form, lower-case ('Dunmore Precision Components plc')
         # or on a signature's Title Case line beside a short name the prose uses ('Fernlight')

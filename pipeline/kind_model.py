@@ -39,10 +39,11 @@ from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from knowledge.types import Embed
 from pipeline.fact_kinds import untask_things
-from pipeline.known_names import is_known_name
+from pipeline.known_names import is_a_brands_product, is_known_name
 from pipeline import names
 from pipeline.not_names import in_a_header_row
-from pipeline.names import ends_in_organisation_head, is_common_word, is_given_name, office_of, project_short_form
+from pipeline.names import (ends_in_organisation_head, has_legal_form, is_common_word, is_given_name, office_of, org_base,
+                            project_short_form)
 from pipeline.speakers import is_a_role_alone, is_job_title
 from pipeline.units import line_start_near, starts_a_sentence
 from pipeline.tool_candidates import (
@@ -53,6 +54,7 @@ from pipeline.tool_candidates import (
     TOOL_BEFORE,
     has_version_after,
     in_strong_tool_cue,
+    in_usage_cue,
     is_code_shaped,
     is_coined,
     next_word,
@@ -280,20 +282,17 @@ _ACRONYM_READINGS = frozenset({PageKind.ORGANISATION, PageKind.TOOL, PageKind.PE
 
 def decide_kind(entity: DocumentEntity, probabilities: dict[str, float], min_probability: float,
                 margin: float, not_a_page: float = 1.1, line_opener: bool = False,
-                institution: bool = False) -> PageKind | None:
+                institution: bool = False, coined_software: bool = False) -> PageKind | None:
     """The entity's kind after classification; None drops a candidate that is not a page."""
     best = max(PAGE_CLASSES, key=lambda c: probabilities[c])
     if entity.candidate:
         if probabilities[best] >= min_probability:
             return PAGE_CLASSES[best]
-        # 'Logged in Benchling', 'marked up in Bluebeam': a word no English text uses, written with a
-        # capital as names are, is one; neither model has seen most of the software a team names, so
-        # 'not a page' is the classifier's ignorance there. Software when it finds that likelier than
-        # any other page or a place; never a lower-case word ('runbook', 'cutover' are a team's jargon)
-        # nor one with letters English lacks ('Zielińska': software names are written in ASCII).
-        if (best == "tool" and entity.name[:1].isupper() and entity.name.isascii() and is_coined(entity.name)
-                and not is_given_name(entity.name.lower())
-                and probabilities["tool"] >= probabilities["place"]):
+        # 'marked up in Bluebeam', 'the Trackwise renewal': a coined word written as a name, shaped like a
+        # product's or used like one, is one; neither model has seen most of the software a team names,
+        # so 'not a page' is the classifier's ignorance there. Software when it finds that likelier than
+        # any other page or a place.
+        if coined_software and best == "tool" and probabilities["tool"] >= probabilities["place"]:
             return PageKind.TOOL
         return None
     current = next((c for c, k in PAGE_CLASSES.items() if k is entity.kind), None)
@@ -433,7 +432,7 @@ def type_entities(documents: list[ExtractedDocument], embed: Embed | None) -> No
         else:
             kind = decide_kind(entity, chances, settings.kind_candidate_min_probability, settings.kind_retype_margin,
                                settings.kind_not_a_page_probability, _opens_its_lines(text, entity),
-                               _named_as_an_institution(text, entity))
+                               _named_as_an_institution(text, entity), _coined_software_name(text, entity))
         if kind is None:
             dropped.setdefault(d, {})[e] = None
         else:
@@ -518,6 +517,9 @@ def _agree_on_kinds(documents: list[ExtractedDocument], chances: dict[int, dict[
                     evidenced[id(entity)] = PageKind.PROJECT
                 if entity.kind_certain and _a_brands_product(entity.name):  # 'Teams' in one note, 'Microsoft Teams' in another
                     by_name.setdefault(normalise_name(entity.name.split()[-1]), []).append(entity)
+                if entity.kind_certain and entity.kind is PageKind.ORGANISATION and has_legal_form(entity.name):
+                    # 'Cumbre Digital S.A.S.' in one note, 'Cumbre Digital' in others
+                    by_name.setdefault(normalise_name(org_base(entity.name)), []).append(entity)
     for group in by_name.values():
         if len({entity.kind for entity in group}) < 2:
             continue
@@ -837,19 +839,18 @@ def _known_software_read_as_firm(entity: DocumentEntity, chances: dict[str, floa
     """A firm, a person or a work by spaCy's label that Simple Icons knows (and no given name), in a
     context the classifier reads more as software than as spaCy's kind ('Jira is down again';
     news contexts keep 'Google' a firm)."""
-    if entity.kind is PageKind.PROJECT and not entity.kind_certain:
-        # spaCy's 'work of art' ('an Airtable base'): the classifier has no project class to weigh
-        rival = max(chances["organisation"], chances["person"])
-    else:
-        label = {PageKind.ORGANISATION: "organisation", PageKind.PERSON: "person"}.get(entity.kind)
-        if label is None:
-            return False
-        rival = chances[label]
+    # spaCy's 'work of art' ('an Airtable base') has no class of the classifier's to weigh, and 'McLaren'
+    # read as a person is a firm's name: the rival is the strongest reading that is no software
+    if not (entity.kind in (PageKind.ORGANISATION, PageKind.PERSON)
+            or (entity.kind is PageKind.PROJECT and not entity.kind_certain)):
+        return False
+    rival = max(chances["organisation"], chances["person"])
     # most names Simple Icons knows are software: a firm's or a person's reading holds only by the
     # retyping margin, as for a name spaCy left untagged ('Kubernetes support' read as a firm's)
     margin = get_settings().kind_retype_margin
     return (not entity.candidate and is_known_name(entity.name)
-            and not is_given_name(entity.name.lower()) and (chances["tool"] + margin > rival or _a_brands_product(entity.name)))
+            and not is_given_name(entity.name.lower())
+            and (chances["tool"] + margin > rival or _a_brands_product(entity.name) or is_a_brands_product(entity.name)))
 
 
 def _a_brands_product(name: str) -> bool:
@@ -879,6 +880,24 @@ def _firm_by_apposition_alone(text: str, entity: DocumentEntity) -> bool:
 def _organisation_apposition(text: str, entity: DocumentEntity) -> bool:
     """'Fernway, a new customer': a mention the text itself calls a firm."""
     return any(ORGANISATION_APPOSITION.match(text, m.end) for m in entity.mentions)
+
+
+def _coined_software_name(text: str, entity: DocumentEntity) -> bool:
+    """A word no English text uses, written with a capital as names are ('runbook' in lower case is a
+    team's jargon) and in ASCII as software names are ('Zielińska' is no product), that is shaped like a
+    product's name ('SQLMesh'; 'Bluebeam', two everyday words) or used like one ('the Trackwise
+    renewal'); not a misspelt word ('Reciept') or a place ('Trzcianka')."""
+    from wordfreq import zipf_frequency
+
+    name = entity.name
+    if not (name[:1].isupper() and name.isascii() and " " not in name and is_coined(name)
+            and not is_given_name(name.lower())):
+        return False
+    word, floor = name.lower(), get_settings().coined_compound_part_min_zipf
+    compound = any(zipf_frequency(word[:i], "en") >= floor and zipf_frequency(word[i:], "en") >= floor
+                   for i in range(3, len(word) - 2))
+    return (is_code_shaped(name) or compound
+            or any(in_usage_cue(text, m.start, m.end) or in_strong_tool_cue(text, m.start, m.end) for m in entity.mentions))
 
 
 def _strong_tool_cue_share(text: str, entity: DocumentEntity) -> float:

@@ -39,6 +39,21 @@ def _known_names() -> frozenset[str]:
 
 
 @lru_cache(maxsize=1)
+def _brands_products() -> frozenset[str]:
+    """The names known only as a brand's product ('Kafka' of 'Apache Kafka'), not as a brand's own."""
+    from simpleicons.all import icons
+
+    titles = {icon.title for _, icon in icons.items()}
+    return frozenset(_known_names() - titles)
+
+
+def is_a_brands_product(name: str) -> bool:
+    """'Kafka' (of 'Apache Kafka'), 'DynamoDB' (of 'Amazon DynamoDB'): software by what Simple Icons
+    calls it, where a brand of its own ('McLaren', 'Adidas') may as well be a firm."""
+    return name in _brands_products()
+
+
+@lru_cache(maxsize=1)
 def _known_lower() -> dict[str, str]:
     return {name.lower(): name for name in _known_names()}
 

@@ -33,9 +33,9 @@ from pipeline.known_names import is_known_name
 
 # Missing from nameparser's list: "Justice Thomas" is a judge, "Major General Lafayette" an officer, "Inspector
 # Lynley" a detective, and Central Europe's academic degrees stand before a name ("dr hab. Tadeusz Górski",
-# "Ing. Jana Nováková"). Only leading words are stripped, so "John Major" and "John Constable" keep their surnames.
+# "Dipl. Ing."; not "ing" alone, which is ING the bank). Only leading words are stripped, so "John Major" and "John Constable" keep their surnames.
 _EXTRA_TITLES = frozenset({"justice", "major", "inspector", "constable", "superintendent", "marshal",
-                           "hab", "inż", "ing", "dipl"})
+                           "hab", "inż", "dipl"})
 # Styles of address nameparser does not list as titles; only after a possessive ('Your Honor'),
 # since 'Grace' and 'Honor' alone are given names.
 _STYLES = frozenset({"honor", "honour", "lordship", "ladyship", "grace", "worship"})
@@ -143,13 +143,16 @@ def start_with_titles(text: str, start: int, max_titles: int = 3) -> int:
 
 def start_after_titles(text: str, start: int, end: int) -> int:
     """Where a name written with its titles starts without them: 'dr hab. Tadeusz Górski' -> 'Tadeusz
-    Górski'. Titles alone ('Dr.') keep their start."""
-    surface = text[start:end]
-    bare = strip_honorifics(surface)
-    if not bare or bare == surface:
+    Górski', 'Dr D Smith' -> 'D Smith'. Unchanged when one word would be left ('Prince Adeyemi')."""
+    words = [m.start() for m in re.finditer(r"\S+", text[start:end])]
+    bare = strip_honorifics(text[start:end]).split()
+    if len(bare) < 2 or len(bare) >= len(words):
         return start
-    cut = surface.find(bare.split()[0])
-    return start + cut if cut > 0 else start
+    surface_words = text[start:end].split()
+    for index in range(1, len(words) - len(bare) + 1):
+        if surface_words[index : index + len(bare)] == bare:
+            return start + words[index]
+    return start
 
 
 def has_title(surface: str) -> bool:
@@ -219,7 +222,9 @@ def name_part(surface: str, person: bool) -> tuple[int, int] | None:
 # before whom it is made of ('| Ask Tidewell to serve …', '- Remind Javier about the replica').
 _SALUTATIONS = frozenset({"dear", "hi", "hey"})
 _GREETINGS = _SALUTATIONS | {"hello", "thanks", "morning", "afternoon", "evening"}
-_REQUESTS = frozenset({"ask", "tell", "remind", "email", "call", "ping", "chase", "invite", "contact", "message", "nudge", "thank"})
+_REQUESTS = frozenset({"ask", "tell", "remind", "email", "call", "ping", "chase", "invite", "contact", "message", "nudge", "thank",
+                       # notes drop the subject: '[GP] Wants Fernhill's proposal before the board'
+                       "wants", "needs", "asks", "prefers", "suggests", "proposes", "expects", "agrees", "thinks"})
 # Adverbs of time that open a sentence without being stop words or ending in -ly.
 _DAY_ADVERBS = frozenset({"today", "yesterday", "tomorrow", "tonight", "earlier", "later", "overall", "instead"})
 
@@ -350,7 +355,7 @@ _LEGAL_FORMS = (
     r"(?:Inc\.?|Incorporated|Ltd\.?|Limited|LLC|L\.L\.C\.|LLP|PLC|plc|GmbH|AG|S\.A\.|S\.A\.S\.|Corp\.?|"
     r"Corporation|Co\.|Company|Pty\.?\s+Ltd\.?|N\.V\.|B\.V\.|AB|Oy|A/S|ASA|S\.p\.A\.|S\.r\.l\.|KGaA|L\.P\.|"
     # Nordic, Singaporean, Malaysian, Latin American, Central European and Japanese forms
-    r"AS|ApS|Pte\.?\s+Ltd\.?|Sdn\.?\s+Bhd\.?|Ltda\.?|S\.L\.|SARL|Kft\.?|s\.r\.o\.|sp\.\s+z\s+o\.o\.|K\.K\.)")
+    r"AS(?![ \t]*\d)|ApS|Pte\.?\s+Ltd\.?|Sdn\.?\s+Bhd\.?|Ltda\.?|S\.L\.|SARL|Kft\.?|s\.r\.o\.|sp\.\s+z\s+o\.o\.|K\.K\.)")
 _LEGAL_FORM = re.compile(r",?\s+" + _LEGAL_FORMS + "$")
 # Capitalised words, '&' and the small words of firm names, then a legal form ('Co., Ltd.' is one),
 # on one line: 'Harrow & Vale LLC', 'Dunmore Precision Components plc', 'Fernlight Payments Pty Ltd'.
@@ -378,7 +383,15 @@ def has_legal_form(surface: str) -> bool:
     return bool(words) and all(w[:1].isupper() for w in words) and not is_titles_only(base)
 
 
-_WORD_LIKE_FORMS = frozenset({"AS"})  # also an English word, in a heading written in capitals
+_WORD_LIKE_FORMS = frozenset({"AS"})
+# A legal form abbreviated with a full stop, written without its last one where the sentence ends
+# ('… Acme Ltd.', '… Cumbre Digital S.A.S.'): 'Inc', 'Ltd', or a dotted form's last letter ('S.A.S').
+_ABBREVIATED_FORM_END = re.compile(r"\b(?:Inc|Corp|Co|Ltd|Bros|Pty|Kft|Ltda)$|\.[A-Za-z]$")
+
+
+def takes_a_full_stop(surface: str) -> bool:
+    """Whether a firm's name ends in an abbreviated legal form whose full stop the text writes after it."""
+    return bool(_ABBREVIATED_FORM_END.search(surface)) and has_legal_form(surface + ".")  # also an English word, in a heading written in capitals
 
 
 def firms_own_word(name: str) -> str | None:
@@ -574,8 +587,6 @@ def same_person_name(a: list[str], b: list[str]) -> bool:
     if len(a) < 2 or len(b) < 2:
         return False
     if len(a) == len(b) == 2 and a == b[::-1]:
-        return True
-    if with_second_surname(a, b) or with_second_surname(b, a):
         return True
     if a[-1] != b[-1]:
         return False
@@ -796,10 +807,11 @@ def short_org_form(short: list[str], full: list[str]) -> bool:
     if len(short) == 1 and len(full) == 2 and full[0] == short[0]:
         return True
     # 'Sunda Shipping' / 'Sunda Shipping Lines', 'Al Noor' / 'Al Noor Hospitality Group': the name
-    # without the trade its end says; not a body's own name ('Georgetown University' of 'Georgetown
-    # University Hospital' is another body)
-    return (full[: len(short)] == short and (full[-1] in ORGANISATION_HEADS or full[-1] == "lines")
-            and short[-1] not in _BODY_NOUNS and not any(w in _SMALL_WORDS and w != "and" for w in full))
+    # without the trade its end says, two words at least ('Hyundai' of 'Hyundai Heavy Industries' is
+    # another firm); no body inside it ('Georgetown University' of 'Georgetown University Hospital',
+    # 'Harvard University' of 'Harvard University Press' are other bodies)
+    return (len(short) >= 2 and full[: len(short)] == short and (full[-1] in ORGANISATION_HEADS or full[-1] == "lines")
+            and not any(w in _BODY_NOUNS for w in full[:-1]) and not any(w in _SMALL_WORDS and w != "and" for w in full))
 
 
 # Heads that name a body of their own: a name ending in one is that body, not a short form of another.

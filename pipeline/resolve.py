@@ -103,8 +103,6 @@ class PageIndex:
         words = names.name_key(page.title, page.kind is PageKind.PERSON).split()
         if page.kind is PageKind.PERSON and len(words) >= 2:
             self.by_surname.setdefault(words[-1], set()).add(page.slug)
-        if page.kind is PageKind.PERSON and len(words) == 3:
-            self.by_surname.setdefault(words[1], set()).add(page.slug)  # the first of two surnames ('Ortega Ruiz')
         if page.kind is PageKind.PERSON and words:
             self.by_given.setdefault(words[0], set()).add(page.slug)
         if page.kind is PageKind.PERSON and len(words) >= 2:
@@ -118,9 +116,8 @@ class PageIndex:
         A surname's initial ('Tom K') is no full name: across notes it joins only where they share context."""
         if len(words[-1]) == 1:
             return None
-        surnames = {words[-1], words[-2]} if len(words) == 3 else {words[-1]}  # 'Ortega' of 'Javier Ortega Ruiz' too
         fits = [
-            slug for slug in sorted(set().union(*(self.by_surname.get(s, ()) for s in surnames)))
+            slug for slug in sorted(self.by_surname.get(words[-1], ()))
             if slug in self.pages and self.pages[slug].kind is PageKind.PERSON
             and names.same_person_name(names.name_key(self.pages[slug].title, True).split(), words)
         ]
@@ -714,6 +711,58 @@ def _join_given_names(
     return result
 
 
+def _named_with_context(entity: DocumentEntity, pages: PageIndex, besides: str) -> tuple[str, str] | None:
+    """The one page a name may be another form of, when only shared context can say it is: a short
+    acronym ('WMI' / 'Wawel Materials Institute': three letters name too many things), or a person's
+    name without a second surname ('Javier Ortega' / 'Javier Ortega Ruiz': 'Juan Carlos' is as often
+    the given names of 'Juan Carlos Ferrero'). Returns (slug, what the name is of it)."""
+    settings = get_settings()
+    if entity.kind is PageKind.ORGANISATION and names.is_acronym(
+            entity.name, settings.acronym_min_letters_with_context, settings.acronym_max_letters):
+        slug = pages.acronym_of(entity.name.replace(".", "").replace("&", "").upper())
+        return (slug, "the initials") if slug and slug != besides else None
+    words = names.name_key(entity.name, True).split()
+    if entity.kind is not PageKind.PERSON or len(words) not in (2, 3):
+        return None
+    fits = [slug for slug in sorted(pages.by_given.get(words[0], ())) if slug != besides and slug in pages.pages
+            and pages.pages[slug].kind is PageKind.PERSON
+            and (names.with_second_surname(words, other := names.name_key(pages.pages[slug].title, True).split())
+                 or names.with_second_surname(other, words))]
+    return (fits[0], "another form of the name") if len(fits) == 1 else None
+
+
+def _join_with_shared_context(
+    doc: ExtractedDocument,
+    resolutions: list[EntityResolution],
+    pages: PageIndex,
+    named_with: dict[str, set[str]],
+    neighbours_of: NeighbourLookup | None,
+) -> list[EntityResolution]:
+    """A name that became a page of its own joins the one page it may be another form of (see
+    _named_with_context) when the document also names pages named with that page before."""
+    min_shared = get_settings().given_name_fold_min_shared
+    result = list(resolutions)
+    settled = {r.slug for r in resolutions if r.method != "new"}
+    for position, resolution in enumerate(resolutions):
+        entity = doc.entities[resolution.entity]
+        found = _named_with_context(entity, pages, resolution.slug) if resolution.method == "new" else None
+        if found is None or pages.kept_apart(resolution.slug, found[0]):
+            continue
+        slug, relation = found
+        shared = sorted((settled - {slug}) & _known_with(slug, pages, named_with, neighbours_of))
+        if len(shared) < min_shared:
+            continue
+        pages.fold(resolution.slug, slug)
+        page = pages.pages[slug]
+        result[position] = resolution.model_copy(update={
+            "slug": slug, "title": page.title, "kind": page.kind, "embedding": None, "new_alias": entity.name,
+            "method": "acronym" if relation == "the initials" else "name-variant",
+            "evidence": f"{entity.name!r} is {relation} {page.title!r}, and the document also names "
+                        f"{', '.join(repr(pages.pages[s].title) for s in shared[:2] if s in pages.pages)}, named with it before",
+        })
+    return result
+
+
 def _focus_slug(title: str | None, pages: PageIndex, taken: set[str]) -> str | None:
     """The focus page of this title: the existing one, or a new slug no other page has."""
     if not title:
@@ -781,6 +830,7 @@ def resolve_documents(
         if settings.given_name_joins_only_person:
             resolutions = _join_given_names(doc, resolutions, pages, named_with, neighbours_of)
             merges.extend(_fold_earlier_given_names(doc, resolutions, pages, named_with, neighbours_of))
+        resolutions = _join_with_shared_context(doc, resolutions, pages, named_with, neighbours_of)
         slugs = {r.slug for r in resolutions if r.method != "you"}
         for slug in slugs:
             named_with.setdefault(slug, set()).update(slugs - {slug})

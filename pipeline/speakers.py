@@ -170,7 +170,12 @@ def _short_labels(text: str, start: int, end: int) -> list[Span]:
 
 def _labels_of(text: str, name: Span, labels: list[Span]) -> list[Span]:
     """The labels that are the name's initials: 'Ada Park (AP)', not the department of 'Tolu Bakare (HR)'."""
-    return [s for s in labels if _initials_of(text[s[0] : s[1]], text[name[0] : name[1]])]
+    return [s for s in labels if _initials_in_either_order(text[s[0] : s[1]], text[name[0] : name[1]])]
+
+
+def _initials_in_either_order(label: str, name: str) -> bool:
+    """'AP' of 'Ada Park', and 'WZ' of 'Zhang Wei', whose given name is written last."""
+    return _initials_of(label, name) or _initials_of(label, " ".join(reversed(name.split())))
 
 
 def _entry(text: str, start: int, end: int) -> Attendee | None:
@@ -193,7 +198,7 @@ def _entry(text: str, start: int, end: int) -> Attendee | None:
     if name is None or not plausible_name(text[name[0] : name[1]]):
         return None
     name = (start_after_titles(text, *name), name[1])  # 'Dr. Camila Restrepo' is Camila Restrepo's entry
-    organisation = _affiliation(text, link, name[1], end)
+    organisation = _affiliation(text, link, name[1], end, name)
     if organisation is None and link is None and cut is not None and text[cut.start()] == ",":
         organisation = _employer_after_role(text, cut.end(), end)
     return Attendee(name=name, short=_labels_of(text, name, _short_labels(text, name[1], end)), organisation=organisation)
@@ -229,7 +234,7 @@ def _employer_after_role(text: str, start: int, end: int) -> Span | None:
     return span if text[span[0]].isupper() and len(words) <= _MAX_ORGANISATION_WORDS else None
 
 
-def _affiliation(text: str, link: re.Match | None, after_name: int, end: int) -> Span | None:
+def _affiliation(text: str, link: re.Match | None, after_name: int, end: int, name: Span | None = None) -> Span | None:
     """The organisation an entry gives after the name: after 'from', 'at' or a dash, or in
     parentheses when they hold a name rather than a short label ('(Larkspur Systems)', not '(AP)')."""
     if link is not None:
@@ -243,7 +248,7 @@ def _affiliation(text: str, link: re.Match | None, after_name: int, end: int) ->
         # '(Head of Operations, Brightwater Foods)': the part that is no role is the employer
         parts = [_trimmed(text, paren.start(1) + m.start(), paren.start(1) + m.end()) for m in re.finditer(r"[^,;]+", inner)]
         parts = [p for p in parts if p and not any(_is_role_word(w) for w in text[p[0] : p[1]].split())
-                 and not _is_short_label(text[p[0] : p[1]])]  # '(CR, medical director)': her label and her role
+                 and not (name and _initials_in_either_order(text[p[0] : p[1]], text[name[0] : name[1]]))]  # '(CR, medical director)': her label, her role
         if len(parts) != 1:
             return None
         span = parts[0]
@@ -364,6 +369,34 @@ def _entries(text: str, start: int, end: int) -> list[Attendee]:
     return attendees
 
 
+# '- Halvorsen Bygg: Knut Aasland (KA), Ragnhild Berg (RB)', '**Fernhill:** Javier Ortega Ruiz, Nguyễn Thị Lan':
+# a firm, then the people it sent
+_FIRM_KEY_LINE = re.compile(r"[ \t]*(?:[-*+•][ \t]+)?(?:\*\*|__)?([^\W\d_][^:*_\n]{0,60}?)(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]+\S")
+
+
+def _firms_people(text: str, start: int, line: str) -> list[Attendee]:
+    """The people of an attendee line grouped by firm, each working at the firm its key names ('Client,
+    Fjellheim Eiendom: Solveig Haugen (SH)' gives Fjellheim Eiendom); [] when the key is a field or a
+    role ('Date:', 'Chair:') or the value is no list of full names ('Kestrel: we will think about it')."""
+    from pipeline.names import is_common_word
+
+    match = _FIRM_KEY_LINE.match(line)
+    if match is None or _is_person_field(match.group(1)) or match.group(1).lower() in EMAIL_FIELDS:
+        return []
+    key = (start + match.start(1), start + match.end(1))
+    comma = text.rfind(",", *key)  # 'Client, Fjellheim Eiendom': what the firm is to us, then its name
+    firm = _trimmed(text, comma + 1 if comma >= 0 else key[0], key[1])
+    value = (start + match.end() - 1, start + len(line))
+    if firm is None or not text[firm[0]].isupper() or is_job_title(text[firm[0] : firm[1]]) or all(
+            is_common_word(w.lower()) for w in text[firm[0] : firm[1]].split()) or not is_list_of_names(text[value[0] : value[1]]):
+        return []
+    people = _entries(text, *value)
+    if not people or not all(len(text[p.name[0] : p.name[1]].split()) >= 2 and _a_persons_name(text[p.name[0] : p.name[1]])
+                             for p in people):
+        return []
+    return [p.model_copy(update={"organisation": firm}) for p in people]
+
+
 def _is_person_field(name: str) -> bool:
     """'Attendees', and one of a few roles with a qualifier before it ('Eng on-call', 'Tech lead');
     not 'Integrates with' or 'Powered by'."""
@@ -430,6 +463,11 @@ def _attendee_lists(text: str, lines: list[tuple[int, str]]) -> tuple[list[Atten
                 if found:
                     ruled.append(value)
             in_list = not line[_FIELD_LINE.match(line).end() :].strip()
+            continue
+        grouped = _firms_people(text, start, line) if not (field and _is_person_field(field.group(1))) else []
+        if grouped:  # '- Lund & Aas Arkitekter: Henrik Lund (HL), Maja Aas (MA)' under 'Attendees', or alone
+            attendees.extend(grouped)
+            ruled.append((grouped[0].name[0], start + len(line)))
             continue
         byline = _BYLINE.match(line) if number < byline_lines else None
         if byline and is_list_of_names(line[byline.end() : len(line.rstrip(" \t*_"))]):
@@ -554,7 +592,8 @@ def _clipped_name_of(text: str, key: str, people: list[Attendee]) -> int | None:
     fits = [i for i, person in enumerate(people)
             if len(words := normalise_name(text[person.name[0] : person.name[1]]).split()) >= 2
             and clipped_given_name(key, words[0])]
-    return fits[0] if len(fits) == 1 else None
+    # 'Seun', not 'Max:' or 'Bill:' opening a line of figures
+    return fits[0] if len(fits) == 1 and not is_common_word(key) else None
 
 
 def read_meeting_notes(text: str) -> MeetingNotes:
@@ -566,11 +605,12 @@ def read_meeting_notes(text: str) -> MeetingNotes:
     attendees = listed + tabled + signed  # each occurrence of a name is a mention; labels look up one per person
     people = _merge_attendees(text, attendees)
     lookup = label_lookup(text, people)
+    firms = {normalise_name(text[a.organisation[0] : a.organisation[1]]) for a in attendees if a.organisation}
     labels: list[SpeakerLabel] = []
     for start, line in lines:
         match = SPEAKER_LINE.match(line)
-        if not match or _is_person_field(match.group(1)):
-            continue
+        if not match or _is_person_field(match.group(1)) or normalise_name(match.group(1)) in firms:
+            continue  # '**Fernhill:** Javier Ortega Ruiz, …' lists the firm's people; the firm says nothing
         found = lookup.get(normalise_name(match.group(1)))
         if found is None:
             found = _clipped_name_of(text, normalise_name(match.group(1)), people)
@@ -631,6 +671,7 @@ def attach_labels(text: str, notes: MeetingNotes, groups: dict[str, Group], new_
                 group = groups.setdefault(key, new_group())
                 group.add(text[s:e], s, e, PageKind.ORGANISATION)
                 group.certain_kind = PageKind.ORGANISATION
+                group.candidate = False  # a firm by rule ('- Brattvik Bygg: Knut Aasland, …'), kept without a classifier too
     speakers = _undefined_speakers(text, notes, lambda key: _read_as_a_thing(key, groups))
     for label in notes.labels:
         label_key = normalise_name(text[label.span[0] : label.span[1]])

@@ -183,17 +183,22 @@ def is_coined(word: str) -> bool:
     return word.isalpha() and len(word) >= 3 and zipf_frequency(word, "en") < get_settings().coined_word_max_zipf
 
 
-_AMOUNT_AFTER = re.compile(r"[ \t]?\d")
-_AMOUNT_BEFORE = re.compile(r"\d[\d.,]*[kKmMbn]*[ \t]?$")
-
-
+# an amount, not a count or a release: a multiplier ('600k', '1.2m'), thousands ('38,400'), cents
+# ('4.50') or three digits and more ('212'); not an identifier ('CVE 2024-1234')
+_AMOUNT = r"(?:\d[\d,.]*[ \t]?(?:k|m|bn|million|billion)\b|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d{2}\b|\d{3,})(?![\w-]|/\d)"
+_AMOUNT_AFTER = re.compile(r"[ \t]?" + _AMOUNT)
+_AMOUNT_BEFORE = re.compile(_AMOUNT + r"[ \t]?$")
 def is_currency_amount(text: str, start: int, end: int) -> bool:
-    """'USD 1.2m', 'EUR 600k', '34,500 GBP': an ISO 4217 currency code beside a number."""
+    """'USD 1.2m', 'EUR 600k', '34,500 GBP': an ISO 4217 currency code beside an amount. Not a code
+    that is also a product's or a firm's name ('PHP 8.3', '20 AMD servers'), nor a count ('TOP 10')."""
     import pycountry
 
     code = text[start:end]
-    return (len(code) == 3 and code.isupper() and pycountry.currencies.get(alpha_3=code) is not None
-            and bool(_AMOUNT_AFTER.match(text, end) or _AMOUNT_BEFORE.search(text, max(0, start - 20), start)))
+    if not (len(code) == 3 and code.isupper() and pycountry.currencies.get(alpha_3=code) is not None):
+        return False
+    if is_known_name(code):
+        return False
+    return bool(_AMOUNT_AFTER.match(text, end) or _AMOUNT_BEFORE.search(text, max(0, start - 20), start))
 
 
 def is_code_shaped(word: str) -> bool:

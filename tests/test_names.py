@@ -1095,17 +1095,33 @@ def test_a_firms_name_without_its_trade_is_a_short_form_but_a_bodys_own_name_is_
     # seen failing on fresh notes 5: 'Sunda Shipping' and 'Sunda Shipping Lines' were two pages of one note
     assert names.short_org_form(["sunda", "shipping"], ["sunda", "shipping", "lines"])
     assert names.short_org_form(["al", "noor"], ["al", "noor", "hospitality", "group"])
-    assert not names.short_org_form(["georgetown", "university"], ["georgetown", "university", "hospital"])
+    # found in review: a body's own name, or one word, is no such short form
+    assert not names.short_org_form(["harvard", "university"], ["harvard", "university", "press"])
+    assert not names.short_org_form(["hyundai"], ["hyundai", "heavy", "industries"])
     assert not names.short_org_form(["boston"], ["boston", "red", "sox"])
 
 
-def test_a_name_with_two_surnames_and_without_the_second_are_one_person_across_notes():
-    # seen failing on fresh notes 5: 'Javier Ortega' in two notes and 'Javier Ortega Ruiz' in four were two pages
-    assert names.same_person_name(["javier", "ortega"], ["javier", "ortega", "ruiz"])
-    assert not names.same_person_name(["mary", "ann"], ["mary", "ann", "smith"])  # her given names
-    assert not names.same_person_name(["shah", "abbas"], ["shah", "abbas", "ii"])  # his grandson
-    resolved = _resolve(
-        "Weekly ops\n\nSergio Aranda Vidal will send the pilot SOW to the depot managers on Friday.\n",
-        "Sales call\n\nSergio Aranda joined from the Madrid office and walked the buyers through the pilot SOW.\n",
-    )
-    assert _page_of(resolved, 0, "Sergio Aranda Vidal") == _page_of(resolved, 1, "Sergio Aranda")
+def test_a_name_with_two_surnames_and_without_the_second_are_one_person_with_shared_context():
+    # seen failing on fresh notes 5: 'Javier Ortega' and 'Javier Ortega Ruiz' were two pages
+    assert names.with_second_surname(["javier", "ortega"], ["javier", "ortega", "ruiz"])
+    assert not names.with_second_surname(["mary", "ann"], ["mary", "ann", "smith"])  # her given names
+    assert not names.with_second_surname(["shah", "abbas"], ["shah", "abbas", "ii"])  # his grandson
+    one_note = _extract("Sales call\n\nJavier Ortega Ruiz walked the buyers through the pilot. Later Javier Ortega "
+                        "sent the SOW.\n")
+    assert "Javier Ortega" in _names(one_note)["Javier Ortega Ruiz"], _names(one_note)
+    # across notes only where the notes share what they name ('María José' may be the given names of
+    # 'María José García'; found in review)
+    context = "Kestrel Freight pilot with Halden Logistics and the Routewise tool"
+    resolved = _resolve(f"Weekly ops\n\nJavier Ortega Ruiz will send the {context} plan on Friday.\n",
+                        f"Sales call\n\nJavier Ortega walked the buyers through the {context}.\n",
+                        "Archive\n\nThe file on María José García was opened in Dallas.\n",
+                        "Music news\n\nMaría José sang at the festival on Monday with the band.\n")
+    assert _page_of(resolved, 0, "Javier Ortega Ruiz") == _page_of(resolved, 1, "Javier Ortega")
+    assert _page_of(resolved, 2, "María José García") != _page_of(resolved, 3, "María José")
+
+
+def test_a_verb_opening_a_notes_line_without_its_subject_is_no_part_of_a_name():
+    # seen failing on fresh notes 5: 'Wants Fernhill's proposal before the board' made a person 'Wants Fernhill'
+    extracted = _extract("Weekly ops\n\n- GP: savings beat the threshold. Wants Fernhill's proposal before the August board.\n"
+                         "- Fernhill sent the draft on Monday.\n")
+    assert not [n for n in _names(extracted) if n.startswith("Wants")], _names(extracted)
