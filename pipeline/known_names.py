@@ -53,6 +53,14 @@ def is_a_brands_product(name: str) -> bool:
     return name in _brands_products()
 
 
+def product_short_name(name: str) -> str | None:
+    """'Kafka' for 'Apache Kafka', 'DynamoDB' for 'Amazon DynamoDB': the product's own known name
+    after its brand's, by which other notes name it."""
+    brand, _, rest = name.partition(" ")
+    known = _known_names()
+    return rest if rest and " " not in rest and name in known and rest in known and brand in known else None
+
+
 @lru_cache(maxsize=1)
 def _known_lower() -> dict[str, str]:
     return {name.lower(): name for name in _known_names()}

@@ -354,8 +354,8 @@ def org_base(surface: str) -> str:
 _LEGAL_FORMS = (
     r"(?:Inc\.?|Incorporated|Ltd\.?|Limited|LLC|L\.L\.C\.|LLP|PLC|plc|GmbH|AG|S\.A\.|S\.A\.S\.|Corp\.?|"
     r"Corporation|Co\.|Company|Pty\.?\s+Ltd\.?|N\.V\.|B\.V\.|AB|Oy|A/S|ASA|S\.p\.A\.|S\.r\.l\.|KGaA|L\.P\.|"
-    # Nordic, Singaporean, Malaysian, Latin American, Central European and Japanese forms
-    r"AS(?![ \t]*\d)|ApS|Pte\.?\s+Ltd\.?|Sdn\.?\s+Bhd\.?|Ltda\.?|S\.L\.|SARL|Kft\.?|s\.r\.o\.|sp\.\s+z\s+o\.o\.|K\.K\.)")
+    # Nordic, Baltic, Turkish, Singaporean, Malaysian, Latin American, Central European and Japanese forms
+    r"AS(?![ \t]*\d)|ApS|OÜ|A\.Ş\.|Pte\.?\s+Ltd\.?|Sdn\.?\s+Bhd\.?|Ltda\.?|S\.L\.|SARL|Kft\.?|s\.r\.o\.|sp\.\s+z\s+o\.o\.|K\.K\.)")
 _LEGAL_FORM = re.compile(r",?\s+" + _LEGAL_FORMS + "$")
 # Capitalised words, '&' and the small words of firm names, then a legal form ('Co., Ltd.' is one),
 # on one line: 'Harrow & Vale LLC', 'Dunmore Precision Components plc', 'Fernlight Payments Pty Ltd'.
@@ -386,7 +386,7 @@ def has_legal_form(surface: str) -> bool:
 _WORD_LIKE_FORMS = frozenset({"AS"})
 # A legal form abbreviated with a full stop, written without its last one where the sentence ends
 # ('… Acme Ltd.', '… Cumbre Digital S.A.S.'): 'Inc', 'Ltd', or a dotted form's last letter ('S.A.S').
-_ABBREVIATED_FORM_END = re.compile(r"\b(?:Inc|Corp|Co|Ltd|Bros|Pty|Kft|Ltda)$|\.[A-Za-z]$")
+_ABBREVIATED_FORM_END = re.compile(r"\b(?:Inc|Corp|Co|Ltd|Bros|Pty|Kft|Ltda)$|\.[^\W\d_]$")
 
 
 def takes_a_full_stop(surface: str) -> bool:

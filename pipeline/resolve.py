@@ -36,6 +36,7 @@ from knowledge.types import Embed
 from pipeline import names
 from pipeline.gazetteer import recognise_known_names
 from pipeline.kind_model import read_lone_words_as_the_graph_does
+from pipeline.known_names import product_short_name
 
 # Kinds that may be the same thing under either label (spaCy often calls software both).
 _COMPATIBLE = {
@@ -256,10 +257,13 @@ def _name_keys(entity: DocumentEntity) -> list[str]:
 
 def _short_form_keys(entity: DocumentEntity) -> list[str]:
     """'tidewater' for an organisation named 'Tidewater Freight' (see names.distinctive_short_form),
-    'heron' for the project 'Project Heron': it finds the page in the next note, but never a page
+    'heron' for the project 'Project Heron', 'kafka' for the tool 'Apache Kafka': it finds the page in the next note, but never a page
     of another kind ('Navarro College' is not the person Navarro)."""
     if entity.kind is PageKind.PROJECT:  # 'Heron' for 'Project Heron'
         shorts = (names.project_short_form(n) for n in (entity.name, *entity.aliases) if n not in entity.local_names)
+        return [normalise_name(short) for short in shorts if short]
+    if entity.kind is PageKind.TOOL:  # 'kafka' for 'Apache Kafka'
+        shorts = (product_short_name(n) for n in (entity.name, *entity.aliases) if n not in entity.local_names)
         return [normalise_name(short) for short in shorts if short]
     if entity.kind is not PageKind.ORGANISATION:
         return []

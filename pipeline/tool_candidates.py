@@ -30,7 +30,7 @@ from pipeline.names import SURNAME_PARTICLES, is_common_word
 
 # A word as names are written in technical text: letters, digits and the joiners names use inside.
 _WORD = re.compile(r"(?<![\w@#/\\.$-])[A-Za-z][\w+#]*(?:[.\-][A-Za-z0-9][\w+#]*)*(?![\w@/\\]|\.\w)")
-_INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
+_INNER_CAPITAL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]{2}")  # 'GitHub', and 'SQLMesh', 'REDCap' (not 'APIs')
 _LETTER_DIGIT = re.compile(r"[A-Za-z]\d|\d[A-Za-z]")
 _ACRONYM = re.compile(r"[A-Z][A-Z0-9]+[+#]*|[A-Z][+#]+")
 _CAPITALISED = re.compile(r"[A-Z][a-z][\w'’-]*")

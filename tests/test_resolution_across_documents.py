@@ -186,3 +186,21 @@ def test_a_three_letter_acronym_is_the_organisation_of_those_initials_only_with_
     assert second.get("KPI") == first["Kestrel Polymers Institute"], (first, second)
     _, third = resolved(notebook, stranger)
     assert third.get("KPI") != resolved(notebook)[0]["Kestrel Polymers Institute"]
+
+
+def test_a_brands_product_is_found_by_its_own_name_in_another_note():
+    # seen failing on blind notes 5: 'Apache Kafka' in an ADR and 'Kafka' in a debrief were two pages
+    from graph_schema.models import ParsedDocument
+    from graph_schema.settings import get_settings
+    from pipeline.embedding import embed_texts
+    from pipeline.extract import extract_documents
+    from pipeline.parse import chunk_text
+    from pipeline.resolve import resolve_documents
+
+    texts = ["ADR-007: event bus\n\n| Option | Notes |\n|---|---|\n| Apache Kafka on Confluent Cloud | Replay, ordering |\n"
+             "| Amazon SQS | Cheap, no replay |\n\nDecision: we adopt Apache Kafka for the invoice events.\n",
+             "SRE interview debrief\n\nStrong on Kafka consumer groups and partition rebalancing; weak on Terraform.\n"]
+    parsed = [ParsedDocument(source_id=f"s{i}", key=f"doc-{i}.md", text=t, chunks=chunk_text(t, 1500)) for i, t in enumerate(texts)]
+    resolved = resolve_documents(extract_documents(parsed, embed=embed_texts), [], get_settings(), embed_texts)
+    slugs = [{d.extracted.entities[r.entity].name: r.slug for r in d.resolutions} for d in resolved]
+    assert slugs[0].get("Apache Kafka") and slugs[1].get("Kafka") == slugs[0]["Apache Kafka"], slugs
