@@ -52,6 +52,7 @@ from pipeline.tool_candidates import (
     TOOL_AFTER,
     TOOL_AFTER_STRONG,
     TOOL_BEFORE,
+    capitals_then_a_word,
     has_version_after,
     in_strong_tool_cue,
     in_usage_cue,
@@ -517,8 +518,10 @@ def _agree_on_kinds(documents: list[ExtractedDocument], chances: dict[int, dict[
                     evidenced[id(entity)] = PageKind.PROJECT
                 if entity.kind_certain and _a_brands_product(entity.name):  # 'Teams' in one note, 'Microsoft Teams' in another
                     by_name.setdefault(normalise_name(entity.name.split()[-1]), []).append(entity)
-                if entity.kind_certain and entity.kind is PageKind.ORGANISATION and has_legal_form(entity.name):
-                    # 'Cumbre Digital S.A.S.' in one note, 'Cumbre Digital' in others
+                if (entity.kind_certain and entity.kind is PageKind.ORGANISATION and has_legal_form(entity.name)
+                        and not is_known_name(org_base(entity.name))):
+                    # 'Cumbre Digital S.A.S.' in one note, 'Cumbre Digital' in others ('Postman, Inc.' makes no
+                    # firm of the 'Postman' collection: a known product keeps its own reading)
                     by_name.setdefault(normalise_name(org_base(entity.name)), []).append(entity)
     for group in by_name.values():
         if len({entity.kind for entity in group}) < 2:
@@ -896,7 +899,7 @@ def _coined_software_name(text: str, entity: DocumentEntity) -> bool:
     word, floor = name.lower(), get_settings().coined_compound_part_min_zipf
     compound = any(zipf_frequency(word[:i], "en") >= floor and zipf_frequency(word[i:], "en") >= floor
                    for i in range(3, len(word) - 2))
-    return (is_code_shaped(name) or compound
+    return (is_code_shaped(name) or capitals_then_a_word(name) or compound
             or any(in_usage_cue(text, m.start, m.end) or in_strong_tool_cue(text, m.start, m.end) for m in entity.mentions))
 
 

@@ -33,7 +33,7 @@ from pipeline.known_names import is_known_name
 
 # Missing from nameparser's list: "Justice Thomas" is a judge, "Major General Lafayette" an officer, "Inspector
 # Lynley" a detective, and Central Europe's academic degrees stand before a name ("dr hab. Tadeusz Górski",
-# "Dipl. Ing."; not "ing" alone, which is ING the bank). Only leading words are stripped, so "John Major" and "John Constable" keep their surnames.
+# "inż. Jan Nowak"); not "Ing.", which would also make a title of ING the bank. Only leading words are stripped, so "John Major" and "John Constable" keep their surnames.
 _EXTRA_TITLES = frozenset({"justice", "major", "inspector", "constable", "superintendent", "marshal",
                            "hab", "inż", "dipl"})
 # Styles of address nameparser does not list as titles; only after a possessive ('Your Honor'),

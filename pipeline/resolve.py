@@ -15,6 +15,8 @@ naming the same new person create one page.
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -715,7 +717,10 @@ def _join_given_names(
     return result
 
 
-def _named_with_context(entity: DocumentEntity, pages: PageIndex, besides: str) -> tuple[str, str] | None:
+_DETERMINER_BEFORE = re.compile(r"\b(?:the|a|an|our|their|this|that)\s+$", re.IGNORECASE)
+
+
+def _named_with_context(text: str, entity: DocumentEntity, pages: PageIndex, besides: str) -> tuple[str, str] | None:
     """The one page a name may be another form of, when only shared context can say it is: a short
     acronym ('WMI' / 'Wawel Materials Institute': three letters name too many things), or a person's
     name without a second surname ('Javier Ortega' / 'Javier Ortega Ruiz': 'Juan Carlos' is as often
@@ -723,6 +728,8 @@ def _named_with_context(entity: DocumentEntity, pages: PageIndex, besides: str) 
     settings = get_settings()
     if entity.kind is PageKind.ORGANISATION and names.is_acronym(
             entity.name, settings.acronym_min_letters_with_context, settings.acronym_max_letters):
+        if any(_DETERMINER_BEFORE.search(text, max(0, m.start - 8), m.start) for m in entity.mentions):
+            return None  # 'the RFP', 'an NDA': a kind of document, not a body's initials
         slug = pages.acronym_of(entity.name.replace(".", "").replace("&", "").upper())
         return (slug, "the initials") if slug and slug != besides else None
     words = names.name_key(entity.name, True).split()
@@ -731,7 +738,10 @@ def _named_with_context(entity: DocumentEntity, pages: PageIndex, besides: str) 
     fits = [slug for slug in sorted(pages.by_given.get(words[0], ())) if slug != besides and slug in pages.pages
             and pages.pages[slug].kind is PageKind.PERSON
             and (names.with_second_surname(words, other := names.name_key(pages.pages[slug].title, True).split())
-                 or names.with_second_surname(other, words))]
+                 or names.with_second_surname(other, words))
+            # 'Javier Ortega Ruiz' is not the 'Javier Ortega' page that already holds 'Javier Ortega Gómez'
+            and not (len(words) == 3 and any(len(k.split()) == 3 and k.split()[:2] == words[:2] and k.split() != words
+                                             for k in pages.pages[slug].name_keys))]
     return (fits[0], "another form of the name") if len(fits) == 1 else None
 
 
@@ -741,22 +751,29 @@ def _join_with_shared_context(
     pages: PageIndex,
     named_with: dict[str, set[str]],
     neighbours_of: NeighbourLookup | None,
-) -> list[EntityResolution]:
+) -> tuple[list[EntityResolution], dict[str, str]]:
     """A name that became a page of its own joins the one page it may be another form of (see
-    _named_with_context) when the document also names pages named with that page before."""
+    _named_with_context) when the document also names pages named with that page before. Returns the
+    resolutions and each folded slug with the page it joined. One page takes one name of a document."""
     min_shared = get_settings().given_name_fold_min_shared
     result = list(resolutions)
     settled = {r.slug for r in resolutions if r.method != "new"}
-    for position, resolution in enumerate(resolutions):
-        entity = doc.entities[resolution.entity]
-        found = _named_with_context(entity, pages, resolution.slug) if resolution.method == "new" else None
-        if found is None or pages.kept_apart(resolution.slug, found[0]):
+    found = {position: _named_with_context(doc.parsed.text, doc.entities[r.entity], pages, r.slug)
+             for position, r in enumerate(resolutions) if r.method == "new"}
+    targets = Counter(f[0] for f in found.values() if f)
+    folded: dict[str, str] = {}
+    for position, match in found.items():
+        resolution = resolutions[position]
+        if (match is None or targets[match[0]] > 1 or resolution.slug not in pages.pages
+                or pages.kept_apart(resolution.slug, match[0])):
             continue
-        slug, relation = found
+        slug, relation = match
         shared = sorted((settled - {slug}) & _known_with(slug, pages, named_with, neighbours_of))
         if len(shared) < min_shared:
             continue
+        entity = doc.entities[resolution.entity]
         pages.fold(resolution.slug, slug)
+        folded[resolution.slug] = slug
         page = pages.pages[slug]
         result[position] = resolution.model_copy(update={
             "slug": slug, "title": page.title, "kind": page.kind, "embedding": None, "new_alias": entity.name,
@@ -764,7 +781,10 @@ def _join_with_shared_context(
             "evidence": f"{entity.name!r} is {relation} {page.title!r}, and the document also names "
                         f"{', '.join(repr(pages.pages[s].title) for s in shared[:2] if s in pages.pages)}, named with it before",
         })
-    return result
+    # the document's other names that landed on a folded page, and the merges into it, follow it
+    result = [r.model_copy(update={"slug": folded[r.slug], "title": pages.pages[folded[r.slug]].title})
+              if r.slug in folded else r for r in result]
+    return result, folded
 
 
 def _focus_slug(title: str | None, pages: PageIndex, taken: set[str]) -> str | None:
@@ -834,7 +854,8 @@ def resolve_documents(
         if settings.given_name_joins_only_person:
             resolutions = _join_given_names(doc, resolutions, pages, named_with, neighbours_of)
             merges.extend(_fold_earlier_given_names(doc, resolutions, pages, named_with, neighbours_of))
-        resolutions = _join_with_shared_context(doc, resolutions, pages, named_with, neighbours_of)
+        resolutions, folded = _join_with_shared_context(doc, resolutions, pages, named_with, neighbours_of)
+        merges = [m.model_copy(update={"into_slug": folded[m.into_slug]}) if m.into_slug in folded else m for m in merges]
         slugs = {r.slug for r in resolutions if r.method != "you"}
         for slug in slugs:
             named_with.setdefault(slug, set()).update(slugs - {slug})

@@ -36,7 +36,7 @@ from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline.header_people import EMAIL_FIELDS, PERSON_FIELDS, addressed_names, plausible_name
 from pipeline.known_names import is_known_name
-from pipeline.names import (CLOCK_TIME, clipped_given_name, ends_in_organisation_head, is_common_word, is_given_name, is_list_of_names,
+from pipeline.names import (CLOCK_TIME, clipped_given_name, ends_in_organisation_head, first_names_match, is_common_word, is_given_name, is_list_of_names,
                             start_after_titles)
 from pipeline.units import is_closing
 
@@ -173,6 +173,11 @@ def _labels_of(text: str, name: Span, labels: list[Span]) -> list[Span]:
     return [s for s in labels if _initials_in_either_order(text[s[0] : s[1]], text[name[0] : name[1]])]
 
 
+def _capitals_label(label: str) -> bool:
+    """'PMO', 'HR': a short label in capitals, a team's or a person's, not a firm's name ('Acme')."""
+    return _is_short_label(label) and sum(c.isupper() for c in label) >= 2
+
+
 def _initials_in_either_order(label: str, name: str) -> bool:
     """'AP' of 'Ada Park', and 'WZ' of 'Zhang Wei', whose given name is written last."""
     return _initials_of(label, name) or _initials_of(label, " ".join(reversed(name.split())))
@@ -248,7 +253,8 @@ def _affiliation(text: str, link: re.Match | None, after_name: int, end: int, na
         # '(Head of Operations, Brightwater Foods)': the part that is no role is the employer
         parts = [_trimmed(text, paren.start(1) + m.start(), paren.start(1) + m.end()) for m in re.finditer(r"[^,;]+", inner)]
         parts = [p for p in parts if p and not any(_is_role_word(w) for w in text[p[0] : p[1]].split())
-                 and not (name and _initials_in_either_order(text[p[0] : p[1]], text[name[0] : name[1]]))]  # '(CR, medical director)': her label, her role
+                 and not (name and _initials_in_either_order(text[p[0] : p[1]], text[name[0] : name[1]]))
+                 and not _capitals_label(text[p[0] : p[1]])]  # '(CR, medical director)', '(TB, PMO)': a label, a role
         if len(parts) != 1:
             return None
         span = parts[0]
@@ -371,30 +377,57 @@ def _entries(text: str, start: int, end: int) -> list[Attendee]:
 
 # '- Halvorsen Bygg: Knut Aasland (KA), Ragnhild Berg (RB)', '**Fernhill:** Javier Ortega Ruiz, Nguyễn Thị Lan':
 # a firm, then the people it sent
-_FIRM_KEY_LINE = re.compile(r"[ \t]*(?:[-*+•][ \t]+)?(?:\*\*|__)?([^\W\d_][^:*_\n]{0,60}?)(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]+\S")
+_FIRM_KEY_LINE = re.compile(r"[ \t]*(?:[-*+•][ \t]+)?(?:\*\*|__)?([^\W\d_][^:*_\n·|•]{0,60}?)(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]+\S")
 
 
-def _firms_people(text: str, start: int, line: str) -> list[Attendee]:
+_BOLD_KEY = re.compile(r"[ \t]*(?:[-*+•][ \t]+)?(?:\*\*|__)")
+
+
+def _firms_people(text: str, start: int, line: str, in_list: bool, in_header: bool) -> list[Attendee]:
     """The people of an attendee line grouped by firm, each working at the firm its key names ('Client,
-    Fjellheim Eiendom: Solveig Haugen (SH)' gives Fjellheim Eiendom); [] when the key is a field or a
-    role ('Date:', 'Chair:') or the value is no list of full names ('Kestrel: we will think about it')."""
-    from pipeline.names import is_common_word
+    Fjellheim Eiendom: Solveig Haugen (SH)' gives Fjellheim Eiendom): in an attendee list, in the
+    header lines of a call's notes ('Hanbit Pay: Kim Min-seo (CTO), …'), or elsewhere where the key is
+    written as a firm's name or in bold ('**Fernhill:** …'). Never a field or a role
+    ('Date:', 'Chair:'), a person's label ('Priya: Sounds Good', 'Ben Ito: Product Lead') or a value
+    that is no list of full names ('Kestrel: we will think about it')."""
+    from pipeline.known_names import is_known_name
+    from pipeline.names import has_legal_form, is_common_word
 
     match = _FIRM_KEY_LINE.match(line)
     if match is None or _is_person_field(match.group(1)) or match.group(1).lower() in EMAIL_FIELDS:
         return []
     key = (start + match.start(1), start + match.end(1))
+    written = text[key[0] : key[1]]
     comma = text.rfind(",", *key)  # 'Client, Fjellheim Eiendom': what the firm is to us, then its name
+    if has_legal_form(written):
+        comma = -1  # 'Acme, Inc.' is one name
     firm = _trimmed(text, comma + 1 if comma >= 0 else key[0], key[1])
     value = (start + match.end() - 1, start + len(line))
-    if firm is None or not text[firm[0]].isupper() or is_job_title(text[firm[0] : firm[1]]) or all(
-            is_common_word(w.lower()) for w in text[firm[0] : firm[1]].split()) or not is_list_of_names(text[value[0] : value[1]]):
+    if firm is None or "(" in written or not is_list_of_names(text[value[0] : value[1]]):
+        return []
+    name = text[firm[0] : firm[1]]
+    words = name.split()
+    if (not name[0].isupper() or name.isupper() or is_job_title(name) or all(is_common_word(w.lower()) for w in words)
+            or (len(words) == 1 and is_given_name(words[0].lower()))):
+        return []  # a person's label ('Tom:'), a note's word ('Shortlist:', 'NB:')
+    firm_shaped = has_legal_form(name) or ends_in_organisation_head(name.lower().split()) or is_known_name(name)
+    # a header's one word is a firm's when no dictionary has it ('Fernhill', not 'Shortlist' or 'Mentees')
+    header_firm = in_header and (len(words) > 1 or not is_common_word(words[0].lower(), get_settings().header_firm_key_max_zipf))
+    if not (in_list or header_firm or firm_shaped or _BOLD_KEY.match(line)):
         return []
     people = _entries(text, *value)
-    if not people or not all(len(text[p.name[0] : p.name[1]].split()) >= 2 and _a_persons_name(text[p.name[0] : p.name[1]])
-                             for p in people):
+    if not people or not all(_full_name_of_a_person(text[p.name[0] : p.name[1]]) for p in people):
         return []
     return [p.model_copy(update={"organisation": firm}) for p in people]
+
+
+def _full_name_of_a_person(name: str) -> bool:
+    """'Knut Aasland', not 'Sounds Good', 'Product Lead' or 'Revenue Growth'."""
+    from pipeline.names import is_common_word
+
+    words = name.split()
+    return (len(words) >= 2 and _a_persons_name(name) and not any(_is_role_word(w) for w in words)
+            and not all(is_common_word(w.lower()) and not is_given_name(w.lower()) for w in words))
 
 
 def _is_person_field(name: str) -> bool:
@@ -464,7 +497,9 @@ def _attendee_lists(text: str, lines: list[tuple[int, str]]) -> tuple[list[Atten
                     ruled.append(value)
             in_list = not line[_FIELD_LINE.match(line).end() :].strip()
             continue
-        grouped = _firms_people(text, start, line) if not (field and _is_person_field(field.group(1))) else []
+        listed = in_list and bool(_LIST_ITEM.match(line))
+        grouped = (_firms_people(text, start, line, listed, number < byline_lines)
+                   if not (field and _is_person_field(field.group(1))) else [])
         if grouped:  # '- Lund & Aas Arkitekter: Henrik Lund (HL), Maja Aas (MA)' under 'Attendees', or alone
             attendees.extend(grouped)
             ruled.append((grouped[0].name[0], start + len(line)))
@@ -480,6 +515,10 @@ def _attendee_lists(text: str, lines: list[tuple[int, str]]) -> tuple[list[Atten
             continue
         if heading and _is_person_field(heading.group(1)):
             ruled.append((start + heading.start(1), start + heading.end(1)))
+            in_list = True
+            continue
+        if line.strip().lower() in PERSON_FIELDS:  # 'Attendees' alone on its line, a plain-text note's list
+            ruled.append((start + line.index(line.strip()), start + len(line.rstrip())))
             in_list = True
             continue
         item = _LIST_ITEM.match(line)
@@ -591,9 +630,10 @@ def _clipped_name_of(text: str, key: str, people: list[Attendee]) -> int | None:
     """The one attendee whose given name a label clips: '**Seun:**' of 'Panel: Oluwaseun Adeyemi'."""
     fits = [i for i, person in enumerate(people)
             if len(words := normalise_name(text[person.name[0] : person.name[1]]).split()) >= 2
-            and clipped_given_name(key, words[0])]
-    # 'Seun', not 'Max:' or 'Bill:' opening a line of figures
-    return fits[0] if len(fits) == 1 and not is_common_word(key) else None
+            and clipped_given_name(key, words[0])
+            # a nickname ('Tom:' of Thomas Berg), or a clipped end that is no everyday word ('Seun', not 'Ward')
+            and (first_names_match(key, words[0]) or not is_common_word(key))]
+    return fits[0] if len(fits) == 1 else None
 
 
 def read_meeting_notes(text: str) -> MeetingNotes:

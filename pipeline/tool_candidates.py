@@ -30,7 +30,10 @@ from pipeline.names import SURNAME_PARTICLES, is_common_word
 
 # A word as names are written in technical text: letters, digits and the joiners names use inside.
 _WORD = re.compile(r"(?<![\w@#/\\.$-])[A-Za-z][\w+#]*(?:[.\-][A-Za-z0-9][\w+#]*)*(?![\w@/\\]|\.\w)")
-_INNER_CAPITAL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]{2}")  # 'GitHub', and 'SQLMesh', 'REDCap' (not 'APIs')
+_INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
+# 'SQLMesh', 'REDCap': capitals, then a word; not an acronym's plural or verb ('APIs', 'CCed', 'DMing')
+_CAPITALS_THEN_WORD = re.compile(r"^[A-Z]+[A-Z][a-z]{2,}\w*$")
+_ACRONYM_VERB = re.compile(r"^[A-Z]+(?:ed|ing|s|es|'s)$")
 _LETTER_DIGIT = re.compile(r"[A-Za-z]\d|\d[A-Za-z]")
 _ACRONYM = re.compile(r"[A-Z][A-Z0-9]+[+#]*|[A-Z][+#]+")
 _CAPITALISED = re.compile(r"[A-Z][a-z][\w'’-]*")
@@ -183,22 +186,38 @@ def is_coined(word: str) -> bool:
     return word.isalpha() and len(word) >= 3 and zipf_frequency(word, "en") < get_settings().coined_word_max_zipf
 
 
-# an amount, not a count or a release: a multiplier ('600k', '1.2m'), thousands ('38,400'), cents
-# ('4.50') or three digits and more ('212'); not an identifier ('CVE 2024-1234')
-_AMOUNT = r"(?:\d[\d,.]*[ \t]?(?:k|m|bn|million|billion)\b|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d{2}\b|\d{3,})(?![\w-]|/\d)"
-_AMOUNT_AFTER = re.compile(r"[ \t]?" + _AMOUNT)
-_AMOUNT_BEFORE = re.compile(_AMOUNT + r"[ \t]?$")
+# an amount, not a count or a release: a multiplier ('600k', '1.2M'), thousands ('38,400', '1 200 000',
+# '1.200') or cents ('4.50'), or any number beside a code that is no word ('USD 50'); not an identifier
+# ('CVE 2024-1234')
+_MULTIPLIED = r"\d[\d,.]*[ \t]?(?:[kKmM]|bn|mn|MM|million|billion)\b"
+_STRICT_AMOUNT = r"(?:" + _MULTIPLIED + r"|\d{1,3}(?:[,. ]\d{3})+(?:[.,]\d+)?|\d+[.,]\d{2}\b)(?![\w-]|/\d)"
+_AMOUNT = r"(?:" + _STRICT_AMOUNT + r"|\d+(?![\w.,-]|/\d))"
+_AMOUNT_AFTER, _STRICT_AMOUNT_AFTER = (re.compile(r"[ \t]?" + a) for a in (_AMOUNT, _STRICT_AMOUNT))
+_AMOUNT_BEFORE, _STRICT_AMOUNT_BEFORE = (re.compile(a + r"[ \t]?$") for a in (_AMOUNT, _STRICT_AMOUNT))
+
+
 def is_currency_amount(text: str, start: int, end: int) -> bool:
     """'USD 1.2m', 'EUR 600k', '34,500 GBP': an ISO 4217 currency code beside an amount. Not a code
-    that is also a product's or a firm's name ('PHP 8.3', '20 AMD servers'), nor a count ('TOP 10')."""
+    that is also a product's name or a word beside a count or a release ('PHP 8.3', '20 AMD servers', 'TOP 10')."""
     import pycountry
 
     code = text[start:end]
     if not (len(code) == 3 and code.isupper() and pycountry.currencies.get(alpha_3=code) is not None):
         return False
-    if is_known_name(code):
-        return False
-    return bool(_AMOUNT_AFTER.match(text, end) or _AMOUNT_BEFORE.search(text, max(0, start - 20), start))
+    # a code that is also a word or a product's name ('ALL 30 staff', 'PHP 8.3') takes an amount's shape only
+    strict = is_known_name(code) or code.lower() in _WORD_LIKE_CODES
+    after, before = (_STRICT_AMOUNT_AFTER, _STRICT_AMOUNT_BEFORE) if strict else (_AMOUNT_AFTER, _AMOUNT_BEFORE)
+    return bool(after.match(text, end) or before.search(text, max(0, start - 20), start))
+
+
+# currency codes that are English words or everyday abbreviations; 'usd', 'eur' are common only as currencies
+_WORD_LIKE_CODES = frozenset({"all", "top", "try", "cup", "cad", "amd", "mop", "bob", "sos", "php", "gel", "lak"})
+
+
+def capitals_then_a_word(word: str) -> bool:
+    """'SQLMesh', 'REDCap', 'JSONPath': a product's name that opens with an acronym. Only for finding
+    candidates; the classifier's code-shape feature keeps the shape it was trained on."""
+    return bool(_CAPITALS_THEN_WORD.match(word)) and not _ACRONYM_VERB.match(word)
 
 
 def is_code_shaped(word: str) -> bool:
@@ -321,7 +340,7 @@ def shape_candidates(text: str, taken: list[tuple[int, int]], sentences: list[tu
         if is_currency_amount(text, start, end):
             index += 1  # 'USD 1.2m', '600k EUR': money, not a name with its version
             continue
-        if is_code_shaped(word) or (_ACRONYM.fullmatch(word) and len(word) >= 2):
+        if is_code_shaped(word) or capitals_then_a_word(word) or (_ACRONYM.fullmatch(word) and len(word) >= 2):
             found.append((start, end))
             capitalised_forms.add(word.lower())
             index += 1

@@ -585,6 +585,10 @@ def test_titles_roles_and_a_person_field_after_another_field_define_their_labels
     assert [(text[a.name[0] : a.name[1]], a.organisation and text[a.organisation[0] : a.organisation[1]])
             for a in notes.attendees] == [("Ben Ito", "Acme"), ("Prince Adeyemi", None), ("Zhang Wei", None)]
     assert [label.person and text[label.person[0] : label.person[1]] for label in notes.labels] == ["Prince Adeyemi", "Zhang Wei"]
+    # a team's label in capitals is no employer either ('(TB, PMO)'), a short firm's name is
+    text = "Attendees: Tolu Bakare (TB, PMO), Ada Park (HR, Greenleaf Retail)\n"
+    notes = read_meeting_notes(text)
+    assert [a.organisation and text[a.organisation[0] : a.organisation[1]] for a in notes.attendees] == [None, "Greenleaf Retail"]
 
 
 def test_a_clipped_given_name_as_a_speaker_label_is_the_listed_person(tmp_path):
@@ -595,6 +599,12 @@ def test_a_clipped_given_name_as_a_speaker_label_is_the_listed_person(tmp_path):
                          "**Grace:** Agree, a bit quiet in the pairing round.\n")
     assert "Seun" in _entity(extracted, "Oluwaseun Adeyemi").aliases
     assert "Seun" not in {e.name for e in extracted.entities}
+    # found in review: a nickname label still names its person, a clipped everyday word does not
+    from pipeline.speakers import read_meeting_notes
+
+    text = "Attendees: Thomas Berg, Edward Nash\n\nTom: the loads ran clean.\nWard: 4 beds free.\n"
+    notes = read_meeting_notes(text)
+    assert [label.person and text[label.person[0] : label.person[1]] for label in notes.labels] == ["Thomas Berg", None]
 
 
 def test_an_attendee_list_grouped_by_firm_says_who_works_where_and_the_firms_are_no_speakers(tmp_path):
@@ -622,3 +632,10 @@ def test_an_attendee_list_grouped_by_firm_says_who_works_where_and_the_firms_are
 
     notes = read_meeting_notes("Date: 4 May\nKestrel: we will think about it\nStack: Postgres, Kafka\n")
     assert not notes.attendees
+    # found in review: a person's label before a Title Case reply, or before a role, is no firm; nor a note's word
+    text = ("Attendees: Ben Ito, Priya Natarajan\n\nPriya: Sounds Good\nBen Ito: Product Lead\n"
+            "Shortlist: Ada Park, Carl Bo\nQ3 Goals: Revenue Growth, Team Expansion\n")
+    notes = read_meeting_notes(text)
+    assert not [a for a in notes.attendees if a.organisation], notes
+    assert [label.person and text[label.person[0] : label.person[1]] for label in notes.labels][:2] == [
+        "Priya Natarajan", "Ben Ito"]
