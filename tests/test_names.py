@@ -1122,6 +1122,11 @@ def test_a_name_with_two_surnames_and_without_the_second_are_one_person_with_sha
                         "Music news\n\nMaría José sang at the festival on Monday with the band.\n")
     assert _page_of(resolved, 0, "Javier Ortega Ruiz") == _page_of(resolved, 1, "Javier Ortega")
     assert _page_of(resolved, 2, "María José García") != _page_of(resolved, 3, "María José")
+    # found in review: a page that holds one second surname takes no other ('Ortega Gómez', then 'Ortega Ruiz')
+    resolved = _resolve(f"Weekly ops\n\nJavier Ortega will send the {context} plan on Friday.\n",
+                        f"Sales call\n\nJavier Ortega Gómez walked the buyers through the {context}.\n",
+                        f"Site visit\n\nJavier Ortega Ruiz toured the depot for the {context}.\n")
+    assert _page_of(resolved, 1, "Javier Ortega Gómez") != _page_of(resolved, 2, "Javier Ortega Ruiz")
 
 
 def test_a_verb_opening_a_notes_line_without_its_subject_is_no_part_of_a_name():

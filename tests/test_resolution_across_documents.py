@@ -186,11 +186,11 @@ def test_a_three_letter_acronym_is_the_organisation_of_those_initials_only_with_
     assert second.get("KPI") == first["Kestrel Polymers Institute"], (first, second)
     _, third = resolved(notebook, stranger)
     assert third.get("KPI") != resolved(notebook)[0]["Kestrel Polymers Institute"]
-    # found in review: 'the RFP' is a kind of document, whatever firm has those initials
-    firm = "Riverside Fire Protection Ltd sent Halvorsen Bygg AS and Fjellheim Eiendom AS the drawings.\n"
-    first, second = resolved(f"Tender\n\n{firm}", "Tender review\n\nHalvorsen Bygg AS and Fjellheim Eiendom AS "
-                                                    "reviewed the RFP on Monday.\n")
-    assert second.get("RFP") is None or second.get("RFP") != first.get("Riverside Fire Protection Ltd"), (first, second)
+    # found in review: 'the NDA' is a kind of document, whatever firm has those initials
+    first, second = resolved("Kickoff\n\nNorthwind Data Associates Ltd met Halvorsen Bygg AS and Fjellheim Eiendom AS "
+                             "in Bergen.\n", "Legal\n\nHalvorsen Bygg AS and Fjellheim Eiendom AS signed the NDA with us. "
+                             "The NDA covers the drawings.\n")
+    assert first.get("Northwind Data Associates Ltd") and second.get("NDA") != first["Northwind Data Associates Ltd"], (first, second)
 
 
 def test_a_brands_product_is_found_by_its_own_name_in_another_note():
