@@ -828,7 +828,7 @@ def _refine_spans(text: str, raw: list[tuple[int, int, PageKind]],
             end = names.end_with_number(text, end)
         elif (product_end := names.product_before_its_part(text[start:end], known)) is not None:
             end = start + product_end  # 'the Airflow DAG' is Airflow, used
-        elif (version := _TRAILING_VERSION.search(text, start, end)) is not None and version.start() > start:
+        elif (version := _TRAILING_VERSION.search(text, start, end)) is not None:
             end = version.start()  # 'RouteMax 3.2' is RouteMax, in a release ('Office 365' keeps its number)
         surface = text[start:end]
         authors = names.cited_authors(surface, text[end:end + 80]) if kind in (PageKind.PERSON, PageKind.ORGANISATION) else None

@@ -433,7 +433,8 @@ def type_entities(documents: list[ExtractedDocument], embed: Embed | None) -> No
         else:
             kind = decide_kind(entity, chances, settings.kind_candidate_min_probability, settings.kind_retype_margin,
                                settings.kind_not_a_page_probability, _opens_its_lines(text, entity),
-                               _named_as_an_institution(text, entity), _coined_software_name(text, entity))
+                               _named_as_an_institution(text, entity),
+                               entity.candidate and _coined_software_name(text, entity))  # it weighs only for candidates
         if kind is None:
             dropped.setdefault(d, {})[e] = None
         else:

@@ -33,7 +33,8 @@ from pipeline.known_names import is_known_name
 
 # Missing from nameparser's list: "Justice Thomas" is a judge, "Major General Lafayette" an officer, "Inspector
 # Lynley" a detective, and Central Europe's academic degrees stand before a name ("dr hab. Tadeusz Górski",
-# "inż. Jan Nowak"); not "Ing.", which would also make a title of ING the bank. Only leading words are stripped, so "John Major" and "John Constable" keep their surnames.
+# "inż. Jan Nowak"); not "Ing.", which would also make a title of ING the bank. Only leading words are
+# stripped, so "John Major" and "John Constable" keep their surnames.
 _EXTRA_TITLES = frozenset({"justice", "major", "inspector", "constable", "superintendent", "marshal",
                            "hab", "inż", "dipl"})
 # Styles of address nameparser does not list as titles; only after a possessive ('Your Honor'),
@@ -391,7 +392,7 @@ _ABBREVIATED_FORM_END = re.compile(r"\b(?:Inc|Corp|Co|Ltd|Bros|Pty|Kft|Ltda)$|\.
 
 def takes_a_full_stop(surface: str) -> bool:
     """Whether a firm's name ends in an abbreviated legal form whose full stop the text writes after it."""
-    return bool(_ABBREVIATED_FORM_END.search(surface)) and has_legal_form(surface + ".")  # also an English word, in a heading written in capitals
+    return bool(_ABBREVIATED_FORM_END.search(surface)) and has_legal_form(surface + ".")
 
 
 def firms_own_word(name: str) -> str | None:

@@ -36,8 +36,8 @@ from graph_schema.settings import get_settings
 from graph_schema.slugs import normalise_name
 from pipeline.header_people import EMAIL_FIELDS, PERSON_FIELDS, addressed_names, plausible_name
 from pipeline.known_names import is_known_name
-from pipeline.names import (CLOCK_TIME, clipped_given_name, ends_in_organisation_head, first_names_match, is_common_word, is_given_name, is_list_of_names,
-                            start_after_titles)
+from pipeline.names import (CLOCK_TIME, clipped_given_name, ends_in_organisation_head, first_names_match, has_legal_form,
+                            is_common_word, is_given_name, is_list_of_names, start_after_titles)
 from pipeline.units import is_closing
 
 Span = tuple[int, int]
@@ -391,7 +391,6 @@ def _firms_people(text: str, start: int, line: str, in_list: bool, in_header: bo
     ('Date:', 'Chair:'), a person's label ('Priya: Sounds Good', 'Ben Ito: Product Lead') or a value
     that is no list of full names ('Kestrel: we will think about it')."""
     from pipeline.known_names import is_known_name
-    from pipeline.names import has_legal_form, is_common_word
 
     match = _FIRM_KEY_LINE.match(line)
     if match is None or _is_person_field(match.group(1)) or match.group(1).lower() in EMAIL_FIELDS:
@@ -423,8 +422,6 @@ def _firms_people(text: str, start: int, line: str, in_list: bool, in_header: bo
 
 def _full_name_of_a_person(name: str) -> bool:
     """'Knut Aasland', not 'Sounds Good', 'Product Lead' or 'Revenue Growth'."""
-    from pipeline.names import is_common_word
-
     words = name.split()
     return (len(words) >= 2 and _a_persons_name(name) and not any(_is_role_word(w) for w in words)
             and not all(is_common_word(w.lower()) and not is_given_name(w.lower()) for w in words))
@@ -498,8 +495,7 @@ def _attendee_lists(text: str, lines: list[tuple[int, str]]) -> tuple[list[Atten
             in_list = not line[_FIELD_LINE.match(line).end() :].strip()
             continue
         listed = in_list and bool(_LIST_ITEM.match(line))
-        grouped = (_firms_people(text, start, line, listed, number < byline_lines)
-                   if not (field and _is_person_field(field.group(1))) else [])
+        grouped = _firms_people(text, start, line, listed, number < byline_lines)
         if grouped:  # '- Lund & Aas Arkitekter: Henrik Lund (HL), Maja Aas (MA)' under 'Attendees', or alone
             attendees.extend(grouped)
             ruled.append((grouped[0].name[0], start + len(line)))
